@@ -1,0 +1,160 @@
+import path from 'node:path';
+
+/** A value in the environment that the service cannot start with. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+export type StorageConfig =
+  | { kind: 'local'; dir: string }
+  | { kind: 's3'; bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  storage: StorageConfig;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  /** base64 or hex of 32 bytes; undefined means "use or create the key file in dataDir" */
+  masterKey: Buffer | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  stripeApiBase: URL | undefined;
+  platformFeePercent: number;
+  logLevel: LogLevel;
+  trustProxy: boolean | string[];
+  rateLimitPerMinute: number;
+  expiredRetentionDays: number;
+  allowPrivateWebhooks: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 0, 1, true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): URL | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')}`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')}`);
+  }
+  return parsed;
+}
+
+function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return { kind: 'sqlite', file: path.join(dataDir, 'linkvault.db') };
+  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
+  if (raw.startsWith('sqlite:')) return { kind: 'sqlite', file: path.resolve(raw.slice('sqlite:'.length).replace(/^\/\//, '')) };
+  throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+}
+
+function storageConfig(env: Env, dataDir: string): StorageConfig {
+  const parsed = url(env, 'STORAGE_URL', ['s3:', 'file:']);
+  if (!parsed) return { kind: 'local', dir: path.join(dataDir, 'blobs') };
+  if (parsed.protocol === 'file:') return { kind: 'local', dir: path.resolve(decodeURIComponent(parsed.pathname)) };
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(parsed.hostname)) {
+    throw new ConfigError('STORAGE_URL must name a bucket of 3-63 characters: s3://bucket?region=…&endpoint=…');
+  }
+  const endpoint = parsed.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !URL.canParse(endpoint)) {
+    throw new ConfigError('STORAGE_URL endpoint= must be a URL');
+  }
+  return {
+    kind: 's3',
+    bucket: parsed.hostname,
+    endpoint,
+    region: parsed.searchParams.get('region') ?? env.AWS_REGION ?? 'us-east-1',
+    forcePathStyle: parsed.searchParams.get('forcePathStyle') === 'true',
+  };
+}
+
+function masterKey(env: Env): Buffer | undefined {
+  const raw = env.MASTER_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('MASTER_KEY must be 32 bytes written as 64 hex characters or base64');
+  }
+  return key;
+}
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY;
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  const addresses = raw.split(',').map((part) => part.trim());
+  if (addresses.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return addresses;
+  throw new ConfigError('TRUST_PROXY must be 0, 1, or a comma-separated list of proxy addresses (CIDR allowed)');
+}
+
+/** Reads the whole configuration at once; the first bad value throws a ConfigError naming it. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  }
+  const mailFrom = env.MAIL_FROM || 'linkvault <no-reply@localhost>';
+  if (!/^[^<>]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM must be an e-mail address, optionally as "Name <address>"');
+  }
+  return {
+    port,
+    host,
+    publicUrl: (publicUrl?.href ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    dataDir,
+    database: databaseConfig(env, dataDir),
+    storage: storageConfig(env, dataDir),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'])?.href,
+    redisPrefix: env.REDIS_PREFIX || 'linkvault:',
+    masterKey: masterKey(env),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'])?.href,
+    mailFrom,
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    stripeApiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
+    platformFeePercent: integer(env, 'PLATFORM_FEE_PERCENT', 0, 0, 100),
+    logLevel,
+    trustProxy: trustProxy(env),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
+    allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
+  };
+}

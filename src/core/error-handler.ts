@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from './errors.js';
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** "body field \"name\" must NOT have more than 100 characters" from ajv's first complaint. */
+function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
+  const issue = issues[0];
+  if (!issue) return 'Invalid request';
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : `${context ?? 'request'} field`;
+  if (issue.keyword === 'required') return `${where} "${String(issue.params.missingProperty)}" is required`;
+  if (issue.keyword === 'additionalProperties') {
+    return `${where} "${String(issue.params.additionalProperty)}" is not allowed`;
+  }
+  const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (!field) return `${context ?? 'request'} ${issue.message ?? 'is invalid'}`;
+  if (issue.keyword === 'enum') {
+    const allowed = (issue.params.allowedValues as unknown[] | undefined)?.join(', ');
+    return `${where} "${field}" must be one of: ${allowed}`;
+  }
+  return `${where} "${field}" ${issue.message ?? 'is invalid'}`;
+}
+
+/** Fastify's own client errors, mapped onto the statuses DESIGN §4 fixes. */
+function statusOfFastifyError(error: FastifyError): number {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return 400;
+    default:
+      return error.statusCode ?? 500;
+  }
+}
+
+/**
+ * One error handler and one not-found handler for the whole app: every error leaves as
+ * `{"error": "<sentence>"}`; 4xx keep their message, 5xx are masked and logged.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(error.status).headers(error.headers).send({ error: error.message });
+    }
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation) {
+      return reply
+        .code(400)
+        .send({ error: describeValidation(fastifyError.validation as ValidationIssue[], fastifyError.validationContext) });
+    }
+    const status = statusOfFastifyError(fastifyError);
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ error: fastifyError.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: `Internal server error (request ${request.id})` });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+  });
+}

@@ -1,0 +1,23 @@
+import { Type } from '@fastify/type-provider-typebox';
+
+export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'ErrorBody', description: 'Every error response' });
+export const OkBody = Type.Object({ ok: Type.Boolean() });
+
+export const IntegerIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+/** Link, room and portal ids: random base62. */
+export const StringId = Type.String({ pattern: '^[0-9A-Za-z]{16,64}$' });
+
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  totalPages: Type.Integer(),
+});
+
+/** The error statuses any authenticated /api route can answer, for the OpenAPI document. */
+export const authErrors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  429: ErrorBody,
+} as const;

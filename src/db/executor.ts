@@ -1,0 +1,8 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './types.js';
+
+/** What a repo function runs on: the database itself or an open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Epoch milliseconds; injected so tests can move time. */
+export type Clock = () => number;

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './types.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: DatabaseConfig['kind'];
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+function sqliteDialect(file: string): SqliteDialect {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode; only an OS crash can drop the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database });
+}
+
+function postgresDialect(url: string): PostgresDialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+        oid === PG_INT8 || oid === PG_NUMERIC ? Number : pg.types.getTypeParser(oid, format),
+    },
+  });
+  return new PostgresDialect({ pool });
+}
+
+export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config.url);
+  const db = new Kysely<Database>({ dialect });
+  return {
+    db,
+    kind: config.kind,
+    async migrate() {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      const { error, results } = await migrator.migrateToLatest();
+      const failed = results?.find((result) => result.status === 'Error');
+      if (error) {
+        throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, {
+          cause: error,
+        });
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Executor } from '../../db/executor.js';
+import type { AccountRow } from '../../db/types.js';
+
+export async function insertAccount(db: Executor, account: { email: string; name: string | null; plan: string; createdAt: number }) {
+  const row = await db
+    .insertInto('accounts')
+    .values({ email: account.email, name: account.name, plan: account.plan, created_at: account.createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findAccountByEmail(db: Executor, email: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function updateAccountPlan(db: Executor, email: string, plan: string): Promise<boolean> {
+  const result = await db.updateTable('accounts').set({ plan }).where('email', '=', email).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Serialises writers on one account until the transaction ends (a row lock on
+ * PostgreSQL, the write lock on SQLite), for rules such as "at most 5 keys".
+ */
+export async function lockAccount(db: Executor, accountId: number): Promise<void> {
+  await db.updateTable('accounts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', accountId).execute();
+}

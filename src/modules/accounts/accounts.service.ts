@@ -1,0 +1,32 @@
+import type { Db } from '../../db/kysely.js';
+import type { Clock } from '../../db/executor.js';
+import { unprocessable, notFound } from '../../core/errors.js';
+import type { Plan } from '../../core/plans.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { findAccountByEmail, insertAccount, updateAccountPlan } from './accounts.repo.js';
+
+/** Account administration: used by the CLI (the REST API has no account endpoints). */
+export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pick<ApiKeysService, 'create'> }) {
+  const { db, clock, apiKeys } = deps;
+  return {
+    async create(input: { email: string; plan: Plan; name?: string }) {
+      const email = input.email.trim().toLowerCase();
+      if (await findAccountByEmail(db, email)) throw unprocessable(`An account with e-mail ${email} already exists`);
+      const accountId = await insertAccount(db, { email, name: input.name ?? null, plan: input.plan, createdAt: clock() });
+      const { key } = await apiKeys.create(accountId, 'default');
+      return { accountId, apiKey: key };
+    },
+
+    async setPlan(email: string, plan: Plan) {
+      if (!(await updateAccountPlan(db, email.trim().toLowerCase(), plan))) throw notFound(`Account ${email}`);
+    },
+
+    async idByEmail(email: string): Promise<number> {
+      const account = await findAccountByEmail(db, email.trim().toLowerCase());
+      if (!account) throw notFound(`Account ${email}`);
+      return account.id;
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

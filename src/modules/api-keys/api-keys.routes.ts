@@ -1,0 +1,72 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../core/auth.js';
+import { ErrorBody, IntegerIdParams, authErrors } from '../../core/schemas.js';
+import type { ApiKeysService } from './api-keys.service.js';
+
+const MaskedApiKey = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  key_prefix: Type.String({ description: 'lvk_ + 4 characters + mask' }),
+  active: Type.Boolean(),
+  total_requests: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const tags = ['API keys'];
+
+export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
+  app.get('/', {
+    schema: {
+      tags,
+      summary: 'List the account\'s keys in masked form',
+      response: { 200: Type.Object({ api_keys: Type.Array(MaskedApiKey) }), ...authErrors },
+    },
+  }, async (request) => ({ api_keys: await apiKeys.list(principalOf(request).accountId) }));
+
+  app.post('/', {
+    schema: {
+      tags,
+      summary: 'Create a key; the full key appears only in this response',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: {
+        200: Type.Object({
+          api_key: Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String() }),
+          message: Type.String(),
+        }),
+        ...authErrors,
+        422: ErrorBody,
+      },
+    },
+  }, async (request) => {
+    const created = await apiKeys.create(principalOf(request).accountId, request.body.name);
+    return { api_key: created, message: 'API key created. Copy it now: it will not be shown again.' };
+  });
+
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/:id/toggle',
+    schema: {
+      tags,
+      summary: 'Deactivate an active key or reactivate an inactive one',
+      params: IntegerIdParams,
+      response: { 200: Type.Object({ active: Type.Boolean(), message: Type.String() }), ...authErrors, 404: ErrorBody },
+    },
+    handler: async (request) => {
+      const active = await apiKeys.toggle(principalOf(request).accountId, request.params.id);
+      return { active, message: active ? 'API key activated' : 'API key deactivated' };
+    },
+  });
+
+  app.delete('/:id', {
+    schema: {
+      tags,
+      summary: 'Revoke a key permanently',
+      params: IntegerIdParams,
+      response: { 200: Type.Object({ message: Type.String() }), ...authErrors, 404: ErrorBody },
+    },
+  }, async (request) => {
+    await apiKeys.revoke(principalOf(request).accountId, request.params.id);
+    return { message: 'API key revoked' };
+  });
+};
