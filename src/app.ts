@@ -2,9 +2,10 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { authenticateApiKey, limitRequestRate, requirePlan } from './core/auth.js';
-import { registerErrorHandling } from './core/error-handler.js';
+import { authenticateApiKey, enforcePlanPolicy, limitRequestRate } from './core/auth.js';
+import { registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
+import { registerValidation } from './core/validation.js';
 import { ErrorBody } from './core/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import type { Runtime } from './runtime.js';
@@ -23,12 +24,12 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     },
     trustProxy: config.trustProxy,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
   app.addSchema(ErrorBody);
+  registerValidation(app);
   registerErrorHandling(app);
   registerMetrics(app);
 
@@ -57,8 +58,10 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
   await app.register(async (api) => {
     api.addHook('onRequest', authenticateApiKey(services.apiKeys));
     api.addHook('onRequest', limitRequestRate(runtime.counter, config.rateLimitPerMinute));
-    api.addHook('onRequest', requirePlan('professional'));
+    api.addHook('onRequest', enforcePlanPolicy);
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
+    // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
+    api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
 
   return app;

@@ -55,12 +55,17 @@ export function limitRequestRate(counter: WindowCounter, perMinute: number): onR
   };
 }
 
-/** onRequest hook for a scope whose routes need at least `plan`. */
-export function requirePlan(plan: Plan): onRequestAsyncHookHandler {
-  return async (request) => {
-    if (request.principal) assertPlanAtLeast(request.principal.plan, plan);
-  };
+const BUSINESS_PREFIXES = ['/api/integrations', '/api/branding'];
+
+/** The plan policy: the API needs professional; integrations and branding, business. By path prefix, so unknown paths below them are gated too. */
+export function requiredPlanFor(url: string): Plan {
+  const path = url.split('?')[0]!;
+  return BUSINESS_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ? 'business' : 'professional';
 }
+
+export const enforcePlanPolicy: onRequestAsyncHookHandler = async (request) => {
+  if (request.principal) assertPlanAtLeast(request.principal.plan, requiredPlanFor(request.url));
+};
 
 /** The principal of an authenticated route (the auth hook guarantees it). */
 export function principalOf(request: FastifyRequest): Principal {

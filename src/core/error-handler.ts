@@ -64,7 +64,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send({ error: `Internal server error (request ${request.id})` });
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
-  });
+  app.setNotFoundHandler(routeNotFound);
+}
+
+export function routeNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
 }

@@ -16,7 +16,7 @@ const MaskedApiKey = Type.Object({
 const tags = ['API keys'];
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
-  app.get('/', {
+  app.get('', {
     schema: {
       tags,
       summary: 'List the account\'s keys in masked form',
@@ -24,7 +24,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
     },
   }, async (request) => ({ api_keys: await apiKeys.list(principalOf(request).accountId) }));
 
-  app.post('/', {
+  app.post('', {
     schema: {
       tags,
       summary: 'Create a key; the full key appears only in this response',

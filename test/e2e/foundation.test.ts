@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { createHttpClient } from '../helpers/http.js';
+
+test('every /api route needs a valid bearer key', async (t) => {
+  const { url, createAccount } = await startApp(t);
+  await createAccount('professional');
+  const unknownKey = `lvk_${'A'.repeat(40)}`;
+  const cases: Array<[string, Record<string, string>]> = [
+    ['missing', {}],
+    ['not bearer', { authorization: `Basic ${unknownKey}` }],
+    ['malformed', { authorization: 'Bearer not-a-key' }],
+    ['unknown', { authorization: `Bearer ${unknownKey}` }],
+  ];
+  for (const [label, headers] of cases) {
+    const response = await createHttpClient(url).request('GET', '/api/api-keys', undefined, headers);
+    assert.equal(response.status, 401, label);
+    assert.equal(typeof response.body.error, 'string', label);
+    assert.deepEqual(Object.keys(response.body), ['error']);
+  }
+});
+
+test('plan matrix: API needs professional, integrations and branding need business', async (t) => {
+  const { createAccount } = await startApp(t);
+  const routes = ['/api/api-keys', '/api/integrations', '/api/branding', '/api/branding/logo'];
+  const expected: Record<string, number[]> = {
+    free: [403, 403, 403, 403],
+    professional: [200, 403, 403, 403],
+    business: [200, 404, 404, 404], // integrations and branding arrive with their own issues
+  };
+  for (const plan of ['free', 'professional', 'business'] as const) {
+    const { http } = await createAccount(plan);
+    for (const [index, route] of routes.entries()) {
+      const response = await http.get(route);
+      assert.equal(response.status, expected[plan]![index], `${plan} ${route}`);
+      if (response.status === 403) assert.match(response.body.error, index === 0 ? /professional/ : /business/);
+    }
+  }
+});
+
+test('a plan change takes effect on the next request', async (t) => {
+  const { createAccount, runtime } = await startApp(t);
+  const { http, email } = await createAccount('professional');
+  assert.equal((await http.get('/api/api-keys')).status, 200);
+  await runtime.services.accounts.setPlan(email, 'free');
+  assert.equal((await http.get('/api/api-keys')).status, 403);
+});
+
+test('errors are JSON sentences with the statuses DESIGN fixes', async (t) => {
+  const { url, createAccount } = await startApp(t);
+  const { apiKey, http } = await createAccount('professional');
+  const auth = { authorization: `Bearer ${apiKey}` };
+
+  const unknown = await http.get('/nowhere');
+  assert.equal(unknown.status, 404);
+  assert.match(unknown.body.error, /not found/);
+
+  const unknownApi = await http.get('/api/nowhere');
+  assert.equal(unknownApi.status, 404);
+
+  const malformed = await fetch(`${url}/api/api-keys`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: '{"name":',
+  });
+  assert.equal(malformed.status, 400);
+  assert.equal(typeof ((await malformed.json()) as any).error, 'string');
+
+  const wrongType = await fetch(`${url}/api/api-keys`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'text/plain' },
+    body: 'name=x',
+  });
+  assert.equal(wrongType.status, 400);
+  assert.equal(typeof ((await wrongType.json()) as any).error, 'string');
+
+  const schema = await http.post('/api/api-keys', { name: 7 });
+  assert.equal(schema.status, 400);
+  assert.match(schema.body.error, /"name"/);
+});
+
+test('rate limit per key: 429 with Retry-After and RateLimit headers', async (t) => {
+  const { createAccount } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '5' } });
+  const { http } = await createAccount('professional');
+  const other = await createAccount('professional');
+  for (let i = 0; i < 5; i++) {
+    const response = await http.get('/api/api-keys');
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('ratelimit-limit'), '5');
+    assert.equal(response.headers.get('ratelimit-remaining'), String(4 - i));
+  }
+  const limited = await http.get('/api/api-keys');
+  assert.equal(limited.status, 429);
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  assert.ok(Number(limited.headers.get('ratelimit-reset')) <= 60);
+  assert.match(limited.body.error, /rate limit/i);
+  assert.equal((await other.http.get('/api/api-keys')).status, 200, 'another key has its own window');
+});
+
+test('OpenAPI 3.1 document lists every API route with response schemas', async (t) => {
+  const { url } = await startApp(t);
+  const spec = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
+  assert.equal(spec.openapi, '3.1.0');
+  for (const [path, methods] of [['/api/api-keys', ['get', 'post']], ['/api/api-keys/{id}/toggle', ['put']], ['/api/api-keys/{id}', ['delete']]] as const) {
+    for (const method of methods) {
+      const operation = spec.paths[path]?.[method];
+      assert.ok(operation, `${method} ${path}`);
+      assert.ok(operation.responses['200'].content['application/json'].schema, `${method} ${path} 200 schema`);
+    }
+  }
+  const docs = await fetch(`${url}/docs`, { redirect: 'follow' });
+  assert.equal(docs.status, 200);
+  assert.match(await docs.text(), /<html/i);
+});
+
+test('health, readiness and metrics', async (t) => {
+  const { url, createAccount } = await startApp(t);
+  assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { ok: true });
+  assert.deepEqual(await (await fetch(`${url}/readyz`)).json(), { ok: true });
+  const { http } = await createAccount('professional');
+  await http.get('/api/api-keys');
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  assert.match(metrics, /http_requests_total\{method="GET",route="\/api\/api-keys",status="200"\} 1/);
+  assert.match(metrics, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/api-keys",status="200"\}/);
+});
