@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,6 +9,9 @@ import { registerMetrics } from './core/metrics.js';
 import { registerValidation } from './core/validation.js';
 import { ErrorBody } from './core/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
+import { linksRoutes } from './modules/links/links.routes.js';
+import { uploadRoutes } from './modules/upload/upload.routes.js';
 import type { Runtime } from './runtime.js';
 
 export interface BuildOptions {
@@ -32,6 +36,14 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
   registerValidation(app);
   registerErrorHandling(app);
   registerMetrics(app);
+  // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  await app.register(multipart, {
+    // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
+    limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -60,6 +72,9 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
     api.addHook('onRequest', limitRequestRate(runtime.counter, config.rateLimitPerMinute));
     api.addHook('onRequest', enforcePlanPolicy);
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
+    await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
+    await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
+    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads });
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });

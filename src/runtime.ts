@@ -4,8 +4,15 @@ import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './c
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import type { Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
+import { createSegmentCipherPool } from './infra/crypto/segment-cipher-pool.js';
+import { createBlobStore } from './infra/storage/index.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { createDownloadsService } from './modules/downloads/downloads.service.js';
+import { createFileIntake } from './modules/files/file-intake.js';
+import { createFileReader } from './modules/files/file-reader.js';
+import { createLinksService } from './modules/links/links.service.js';
+import { createUploadService } from './modules/upload/upload.service.js';
 
 /**
  * Everything the app runs on, built once from the configuration: connections first,
@@ -26,9 +33,18 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const masterKey = loadMasterKey(config.masterKey, config.dataDir);
   const counter: WindowCounter = redis ? redisWindowCounter(redis, config.redisPrefix) : memoryWindowCounter(clock);
 
+  const blobs = createBlobStore(config.storage);
+  // Upload encryption and hashing run on worker threads so the event loop keeps serving.
+  const cipherPool = createSegmentCipherPool(2);
+
   const db = database.db;
   const apiKeys = createApiKeysService({ db, clock });
   const accounts = createAccountsService({ db, clock, apiKeys });
+  const intake = createFileIntake({ blobs, masterKey, cipherPool });
+  const reader = createFileReader({ blobs, masterKey });
+  const links = createLinksService({ db, clock, blobs, publicUrl: config.publicUrl });
+  const uploads = createUploadService({ links, intake, paymentsConfigured: config.stripeSecretKey !== undefined });
+  const downloads = createDownloadsService({ db, clock, reader, links });
 
   return {
     config,
@@ -36,8 +52,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     database,
     masterKey,
     counter,
-    services: { apiKeys, accounts },
+    intake,
+    services: { apiKeys, accounts, links, uploads, downloads },
     async close() {
+      await cipherPool.close();
+      await blobs.close();
       await counter.close();
       redis?.disconnect();
       await database.close();

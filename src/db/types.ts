@@ -25,10 +25,64 @@ export interface ApiKeysTable {
   created_at: number;
 }
 
+export interface LinksTable {
+  id: string;
+  account_id: number;
+  kind: 'file' | 'room';
+  name: string;
+  mime: string;
+  version: Generated<number>;
+  blob_key: string | null;
+  wrapped_key: string | null;
+  size: Generated<number>;
+  sha256: string | null;
+  is_active: Generated<number>;
+  password_hash: string | null;
+  has_watermark: Generated<number>;
+  requires_approval: Generated<number>;
+  requires_otp: Generated<number>;
+  /** JSON array of lower-case addresses */
+  allowed_emails: Generated<string>;
+  /** JSON array of lower-case domains */
+  allowed_domains: Generated<string>;
+  booking_url: string | null;
+  preview_pages: number | null;
+  view_session_ttl: Generated<number>;
+  max_views: Generated<number>;
+  views: Generated<number>;
+  require_payment: Generated<number>;
+  download_price: number | null;
+  download_currency: string | null;
+  created_at: number;
+  expires_at: number;
+  blob_purged_at: number | null;
+}
+
+export interface RoomLinksTable {
+  room_id: string;
+  link_id: string;
+  position: number;
+}
+
+export interface DownloadTokensTable {
+  id: Generated<number>;
+  link_id: string;
+  token_hash: string;
+  uses_left: number;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  links: LinksTable;
+  room_links: RoomLinksTable;
+  download_tokens: DownloadTokensTable;
 }
+
+export type LinkRow = Selectable<LinksTable>;
+export type NewLink = Insertable<LinksTable>;
 
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -1,0 +1,48 @@
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import parseRange from 'range-parser';
+import type { ByteRange } from '../infra/storage/index.js';
+
+/** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
+export function contentDisposition(type: 'attachment' | 'inline', fileName: string): string {
+  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+export interface FileBody {
+  name: string;
+  mime: string;
+  size: number;
+  open(range?: ByteRange): Promise<Readable>;
+}
+
+/**
+ * Sends a file with HTTP Range support: one satisfiable range → 206, an unsatisfiable one
+ * → 416, none (or several, which we do not combine) → the whole file.
+ */
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: FileBody,
+  disposition: 'attachment' | 'inline',
+): Promise<FastifyReply> {
+  reply
+    .header('content-type', file.mime)
+    .header('content-disposition', contentDisposition(disposition, file.name))
+    .header('accept-ranges', 'bytes')
+    .header('cache-control', 'private, no-store');
+
+  const header = request.headers.range;
+  const ranges = header && file.size > 0 ? parseRange(file.size, header, { combine: true }) : undefined;
+  if (ranges === -1 || (header && file.size === 0)) {
+    return reply.code(416).header('content-range', `bytes */${file.size}`).send({ error: 'Range not satisfiable' });
+  }
+  if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
+    const { start, end } = ranges[0]!;
+    reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`).header('content-length', end - start + 1);
+    return reply.send(await file.open({ start, endInclusive: end }));
+  }
+  reply.header('content-length', file.size);
+  return reply.send(await file.open());
+}

@@ -1,0 +1,169 @@
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  S3Client,
+  S3ServiceException,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import {
+  BlobNotFoundError,
+  abortError,
+  assertValidBlobKey,
+  assertValidBlobPrefix,
+  assertValidByteRange,
+  type BlobStore,
+  type ByteRange,
+} from './blob-store.js';
+
+const PART_SIZE = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 4;
+/** DeleteObjects takes at most 1000 keys per request. */
+const DELETE_BATCH_SIZE = 1000;
+
+export interface S3BlobStoreConfig {
+  bucket: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+/** Maps the SDK's "no such object" answers to BlobNotFoundError and an unsatisfiable range to RangeError. */
+function translateS3Error(error: unknown, key: string): unknown {
+  if (!(error instanceof S3ServiceException)) return error;
+  // HEAD answers carry no body, so a missing key on HeadObject only shows as a bare 404 "NotFound".
+  if (error.name === 'NoSuchKey' || error.name === 'NotFound') return new BlobNotFoundError(key);
+  if (error.name === 'InvalidRange') return new RangeError(`Range not satisfiable for blob ${key}`, { cause: error });
+  return error;
+}
+
+/**
+ * Blobs as objects of one bucket, keyed exactly as the interface's keys. Credentials come from
+ * the SDK's default provider chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, roles).
+ */
+export function createS3BlobStore(config: S3BlobStoreConfig): BlobStore {
+  const { bucket } = config;
+  const client = new S3Client({
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+  });
+
+  async function deleteObject(key: string): Promise<void> {
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  }
+
+  return {
+    async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
+      const { signal } = options;
+      try {
+        assertValidBlobKey(key);
+        if (signal?.aborted) throw abortError(signal);
+      } catch (error) {
+        body.destroy();
+        throw error;
+      }
+      let size = 0;
+      let bodyError: unknown;
+      body.once('error', (error) => (bodyError ??= error));
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(null, chunk);
+        },
+      });
+      // The signal destroys the body instead of calling upload.abort(): abort() makes done() reject
+      // at once while parts are still in flight and AbortMultipartUpload is not yet sent, whereas a
+      // failing body makes done() wait for both, so put settles only once nothing is left behind.
+      const piping = pipeline(body, counter, { signal }).catch(() => undefined); // surfaces through done()
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: counter },
+        partSize: PART_SIZE,
+        queueSize: PARTS_IN_FLIGHT,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (error) {
+        body.destroy();
+        counter.destroy();
+        await piping;
+        if (signal?.aborted) throw abortError(signal);
+        // When AbortMultipartUpload itself fails, done() rejects with that; the body's error says more.
+        throw bodyError ?? error;
+      }
+      await piping;
+      // Aborted while the last request was in flight: the object landed, but the caller gave up on it.
+      if (signal?.aborted) {
+        await deleteObject(key);
+        throw abortError(signal);
+      }
+      return { size };
+    },
+
+    async get(key: string, range?: ByteRange): Promise<Readable> {
+      assertValidBlobKey(key);
+      if (range) assertValidByteRange(range);
+      try {
+        const object = await client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Range: range ? `bytes=${range.start}-${range.endInclusive}` : undefined,
+          }),
+        );
+        if (!(object.Body instanceof Readable)) throw new Error(`S3 returned no Node stream for blob ${key}`);
+        return object.Body;
+      } catch (error) {
+        throw translateS3Error(error, key);
+      }
+    },
+
+    async size(key: string): Promise<number> {
+      assertValidBlobKey(key);
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        if (head.ContentLength === undefined) throw new Error(`S3 returned no length for blob ${key}`);
+        return head.ContentLength;
+      } catch (error) {
+        throw translateS3Error(error, key);
+      }
+    },
+
+    async delete(key: string): Promise<void> {
+      assertValidBlobKey(key);
+      await deleteObject(key);
+    },
+
+    async deletePrefix(prefix: string): Promise<void> {
+      assertValidBlobPrefix(prefix);
+      // Listing resumes after the last key it returned, so deleting page by page skips nothing.
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
+        const keys = (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key]));
+        for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
+          const batch = keys.slice(start, start + DELETE_BATCH_SIZE);
+          const result = await client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+            }),
+          );
+          const failed = result.Errors ?? [];
+          if (failed.length > 0) {
+            const first = failed[0];
+            throw new Error(`Could not delete ${failed.length} blob(s) under ${prefix}, first ${first?.Key}: ${first?.Code} ${first?.Message}`);
+          }
+        }
+      }
+    },
+
+    async close(): Promise<void> {
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Executor } from '../../db/executor.js';
+
+export async function insertDownloadToken(
+  db: Executor,
+  token: { linkId: string; tokenHash: string; uses: number; expiresAt: number; createdAt: number },
+): Promise<void> {
+  await db
+    .insertInto('download_tokens')
+    .values({ link_id: token.linkId, token_hash: token.tokenHash, uses_left: token.uses, expires_at: token.expiresAt, created_at: token.createdAt })
+    .execute();
+}
+
+/** Spends one use of a live token of this link, atomically; false if there was none to spend. */
+export async function spendDownloadToken(db: Executor, linkId: string, tokenHash: string, now: number): Promise<boolean> {
+  const row = await db
+    .updateTable('download_tokens')
+    .set((eb) => ({ uses_left: eb('uses_left', '-', 1) }))
+    .where('token_hash', '=', tokenHash)
+    .where('link_id', '=', linkId)
+    .where('uses_left', '>', 0)
+    .where('expires_at', '>', now)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findFileLink(db: Executor, linkId: string) {
+  return db
+    .selectFrom('links')
+    .select(['id', 'name', 'mime', 'size', 'blob_key', 'wrapped_key', 'kind', 'blob_purged_at'])
+    .where('id', '=', linkId)
+    .executeTakeFirst();
+}

@@ -1,0 +1,59 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../core/auth.js';
+import { forbidden } from '../../core/errors.js';
+import { sendFile } from '../../core/file-response.js';
+import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import type { DownloadsService } from './downloads.service.js';
+
+const tags = ['Downloads'];
+const LinkParams = Type.Object({ id: StringId });
+
+export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService }> = async (app, { downloads }) => {
+  app.post('/:id/download-tokens', {
+    schema: {
+      tags,
+      summary: 'Issue a token that lets its holder download the original file',
+      description: 'The token is shown once; each download spends one use.',
+      params: LinkParams,
+      body: Type.Optional(Type.Object({
+        uses: Type.Integer({ minimum: 1, maximum: 1000, default: 1 }),
+        ttlSeconds: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400 }),
+      })),
+      response: {
+        200: Type.Object({ token: Type.String(), expires_at: Type.String({ format: 'date-time' }), uses: Type.Integer() }),
+        ...authErrors,
+        404: ErrorBody,
+        410: ErrorBody,
+      },
+    },
+  }, async (request) => {
+    const { uses = 1, ttlSeconds = 86_400 } = request.body ?? {};
+    return downloads.issueToken(principalOf(request).accountId, request.params.id, { uses, ttlSeconds });
+  });
+
+  app.get('/:id/download-original', {
+    config: { public: true },
+    schema: {
+      tags,
+      summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
+      description: 'Needs no API key. Supports HTTP Range; every request spends one use of the token.',
+      security: [],
+      params: LinkParams,
+      querystring: Type.Object({
+        token: Type.Optional(Type.String({ maxLength: 200 })),
+        session_id: Type.Optional(Type.String({ maxLength: 300 })),
+      }),
+      response: {
+        200: Type.Unknown({ description: 'the file, as an attachment' }),
+        206: Type.Unknown({ description: 'the requested byte range' }),
+        400: ErrorBody,
+        403: ErrorBody,
+        416: ErrorBody,
+      },
+    },
+  }, async (request, reply) => {
+    const { token } = request.query;
+    if (!token) throw forbidden('A valid download token or paid checkout session is required');
+    return sendFile(request, reply, await downloads.redeemToken(request.params.id, token), 'attachment');
+  });
+};

@@ -1,0 +1,155 @@
+import { badRequest, unprocessable } from '../../core/errors.js';
+
+export const EXPIRATIONS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 } as const;
+export type Expiration = keyof typeof EXPIRATIONS;
+
+/** Every setting a link can be created with (upload form fields, and templates). */
+export interface LinkSettings {
+  expiration: Expiration;
+  password: string | null;
+  hasWatermark: boolean;
+  requiresApproval: boolean;
+  requiresOtp: boolean;
+  allowedEmails: string[];
+  allowedDomains: string[];
+  bookingUrl: string | null;
+  previewPages: number | null;
+  viewSessionTtlSeconds: number;
+  maxViews: number;
+  requirePaymentToDownload: boolean;
+  downloadPrice: number | null;
+  downloadCurrency: string;
+}
+
+export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
+  expiration: '7d',
+  password: null,
+  hasWatermark: false,
+  requiresApproval: false,
+  requiresOtp: false,
+  allowedEmails: [],
+  allowedDomains: [],
+  bookingUrl: null,
+  previewPages: null,
+  viewSessionTtlSeconds: 3600,
+  maxViews: 0,
+  requirePaymentToDownload: false,
+  downloadPrice: null,
+  downloadCurrency: 'usd',
+};
+
+const EMAIL = /^[^\s@,;<>()"]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+/** Lower-cased, de-duplicated addresses; a malformed one is a 400 naming the field. */
+export function normalizeEmails(values: readonly string[], field: string): string[] {
+  const emails = values.map((value) => value.trim().toLowerCase()).filter(Boolean);
+  const bad = emails.find((email) => !isEmail(email));
+  if (bad !== undefined) throw badRequest(`field "${field}" holds an invalid e-mail address: "${bad}"`);
+  return [...new Set(emails)];
+}
+
+export function normalizeDomains(values: readonly string[], field: string): string[] {
+  const domains = values.map((value) => value.trim().toLowerCase().replace(/^@/, '')).filter(Boolean);
+  const bad = domains.find((domain) => !DOMAIN.test(domain));
+  if (bad !== undefined) throw badRequest(`field "${field}" holds an invalid domain: "${bad}"`);
+  return [...new Set(domains)];
+}
+
+/** An http(s) URL, or "" meaning none. */
+export function normalizeBookingUrl(value: string, field: string): string | null {
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  if (trimmed.length > 2048 || !URL.canParse(trimmed) || !/^https?:$/.test(new URL(trimmed).protocol)) {
+    throw badRequest(`field "${field}" must be an http or https URL, or empty to clear it`);
+  }
+  return new URL(trimmed).href;
+}
+
+type FormFields = Readonly<Record<string, string | undefined>>;
+
+function flag(fields: FormFields, name: string): boolean | undefined {
+  const raw = fields[name];
+  if (raw === undefined) return undefined;
+  if (raw === '0' || raw === '1') return raw === '1';
+  throw badRequest(`field "${name}" must be 0 or 1`);
+}
+
+function integer(fields: FormFields, name: string, min: number, max: number): number | undefined {
+  const raw = fields[name];
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw badRequest(`field "${name}" must be an integer from ${min} to ${max}`);
+  }
+  return Number(raw);
+}
+
+const commaList = (raw: string) => raw.split(',');
+
+/**
+ * The settings a form states, field by field (absent fields stay absent, so a template
+ * can fill them). Type and range errors are 400s naming the field.
+ */
+export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
+  const settings: Partial<LinkSettings> = {};
+  const set = <K extends keyof LinkSettings>(key: K, value: LinkSettings[K] | undefined) => {
+    if (value !== undefined) settings[key] = value;
+  };
+
+  const expiration = fields.expiration;
+  if (expiration !== undefined) {
+    if (!(expiration in EXPIRATIONS)) throw badRequest('field "expiration" must be one of: 1h, 24h, 7d');
+    settings.expiration = expiration as Expiration;
+  }
+
+  const addPassword = flag(fields, 'addPassword');
+  const password = fields.password ?? '';
+  if (addPassword === true) {
+    if (password === '') throw unprocessable('addPassword=1 needs a non-empty password');
+    settings.password = password;
+  } else if (addPassword === false) settings.password = null;
+  else if (password !== '') settings.password = password;
+  if (settings.password && settings.password.length > 256) throw badRequest('field "password" must be at most 256 characters');
+
+  set('hasWatermark', flag(fields, 'hasWatermark'));
+  set('requiresApproval', flag(fields, 'requiresApproval'));
+  set('requiresOtp', flag(fields, 'requiresOtp'));
+  if (fields.allowedEmails !== undefined) settings.allowedEmails = normalizeEmails(commaList(fields.allowedEmails), 'allowedEmails');
+  if (fields.allowedDomains !== undefined) settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains), 'allowedDomains');
+  if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');
+  set('previewPages', integer(fields, 'previewPages', 1, 100_000));
+  set('viewSessionTtlSeconds', integer(fields, 'viewSessionTtlSeconds', 60, 86_400));
+  set('maxViews', integer(fields, 'maxViews', 0, 1_000_000_000));
+  set('requirePaymentToDownload', flag(fields, 'requirePaymentToDownload'));
+
+  const paid = settings.requirePaymentToDownload === true;
+  if (fields.downloadPrice !== undefined && (paid || fields.downloadPrice !== '')) {
+    settings.downloadPrice = integer(fields, 'downloadPrice', 50, 100_000_000);
+  }
+  if (fields.downloadCurrency !== undefined && (paid || fields.downloadCurrency !== '')) {
+    if (!/^[a-z]{3}$/.test(fields.downloadCurrency)) {
+      throw badRequest('field "downloadCurrency" must be a lowercase 3-letter currency code such as "usd"');
+    }
+    settings.downloadCurrency = fields.downloadCurrency;
+  }
+  return settings;
+}
+
+/**
+ * Layers stated settings over a template's over the defaults, then checks the rules that
+ * span fields (422: each field is fine on its own, the combination is not).
+ */
+export function resolveSettings(...layers: Array<Partial<LinkSettings>>): LinkSettings {
+  const settings: LinkSettings = Object.assign({}, DEFAULT_SETTINGS, ...layers);
+  if (settings.requiresOtp && settings.allowedEmails.length === 0 && settings.allowedDomains.length === 0) {
+    throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
+  }
+  if (settings.requirePaymentToDownload && settings.downloadPrice === null) {
+    throw badRequest('field "downloadPrice" is required when requirePaymentToDownload=1 (integer cents, at least 50)');
+  }
+  return settings;
+}

@@ -1,0 +1,173 @@
+import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { principalOf } from '../../core/auth.js';
+import { ErrorBody, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
+import type { FileIntake } from '../files/file-intake.js';
+import { receiveUpload } from '../files/multipart-upload.js';
+import type { UploadService } from '../upload/upload.service.js';
+import type { LinksService } from './links.service.js';
+
+const tags = ['Links'];
+const LinkParams = Type.Object({ id: StringId });
+const linkErrors = { ...authErrors, 404: ErrorBody, 410: ErrorBody } as const;
+
+export const LinkMetadata = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mime: Type.String(),
+  views: Type.Integer(),
+  requires_password: Type.Boolean(),
+  has_watermark: Type.Boolean(),
+});
+
+const LinkListItem = Type.Object({
+  ...LinkMetadata.properties,
+  kind: Type.Union([Type.Literal('file'), Type.Literal('room')]),
+  is_active: Type.Boolean(),
+  version: Type.Integer(),
+  size: Type.Integer(),
+  viewer_url: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploads: UploadService; intake: FileIntake }> = async (
+  app,
+  { links, uploads, intake },
+) => {
+  /** A setting change: PATCH is canonical, PUT and POST are accepted as aliases (DESIGN §4). */
+  function settingRoute<B extends TSchema, R extends TSchema>(
+    path: string,
+    summary: string,
+    body: B,
+    response: R,
+    handler: (accountId: number, id: string, body: any) => Promise<unknown>,
+  ) {
+    app.route({
+      method: ['PATCH', 'PUT', 'POST'],
+      url: `/:id/${path}`,
+      schema: { tags, summary, params: LinkParams, body, response: { 200: response, ...linkErrors, 422: ErrorBody } },
+      handler: async (request: FastifyRequest<{ Params: { id: string } }>) =>
+        handler(principalOf(request).accountId, request.params.id, request.body),
+    });
+  }
+
+  app.get('', {
+    schema: {
+      tags,
+      summary: 'List links, newest first',
+      querystring: Type.Object({
+        page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        tab: Type.Union([Type.Literal('active'), Type.Literal('expired')], { default: 'active' }),
+      }),
+      response: { 200: Type.Object({ links: Type.Array(LinkListItem), pagination: Pagination }), ...authErrors },
+    },
+  }, async (request) => links.list(principalOf(request).accountId, request.query));
+
+  app.post('/room', {
+    schema: {
+      tags: ['Data rooms'],
+      summary: 'Create a data room from existing links; it is a link of its own',
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        children_ids: Type.Array(StringId, { minItems: 1, maxItems: 500 }),
+        expiration: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])),
+      }),
+      response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), viewer_url: Type.String() }), ...linkErrors, 422: ErrorBody },
+    },
+  }, async (request) => {
+    const { name, children_ids: childIds, expiration } = request.body;
+    return { ok: true, ...(await links.createRoom(principalOf(request).accountId, { name, childIds, expiration })) };
+  });
+
+  app.get('/:id', {
+    schema: { tags, summary: 'Metadata of one link', params: LinkParams, response: { 200: LinkMetadata, ...linkErrors } },
+  }, async (request) => links.get(principalOf(request).accountId, request.params.id));
+
+  app.delete('/:id', {
+    schema: { tags, summary: 'Delete a link and every stored version of its file', params: LinkParams, response: { 200: OkBody, ...linkErrors } },
+  }, async (request) => {
+    await links.remove(principalOf(request).accountId, request.params.id);
+    return { ok: true };
+  });
+
+  settingRoute('active', 'Activate or deactivate', Type.Object({ isActive: Type.Boolean() }), OkBody, async (accountId, id, body) => {
+    await links.setActive(accountId, id, body.isActive);
+    return { ok: true };
+  });
+
+  settingRoute(
+    'password',
+    'Set the visitor password; an empty string removes it',
+    Type.Object({ password: Type.String({ maxLength: 256 }) }),
+    Type.Object({ ok: Type.Boolean(), hasPassword: Type.Boolean() }),
+    async (accountId, id, body) => ({ ok: true, hasPassword: await links.setPassword(accountId, id, body.password) }),
+  );
+
+  settingRoute(
+    'watermark',
+    'Burn the visitor\'s identity into every page',
+    Type.Object({ hasWatermark: Type.Boolean() }),
+    Type.Object({ ok: Type.Boolean(), hasWatermark: Type.Boolean() }),
+    async (accountId, id, body) => {
+      await links.setWatermark(accountId, id, body.hasWatermark);
+      return { ok: true, hasWatermark: body.hasWatermark };
+    },
+  );
+
+  settingRoute(
+    'approval',
+    'Require the owner\'s approval before viewing',
+    Type.Object({ requiresApproval: Type.Boolean() }),
+    Type.Object({ ok: Type.Boolean(), requiresApproval: Type.Boolean() }),
+    async (accountId, id, body) => {
+      await links.setApproval(accountId, id, body.requiresApproval);
+      return { ok: true, requiresApproval: body.requiresApproval };
+    },
+  );
+
+  settingRoute(
+    'otp',
+    'Require an e-mailed one-time code from an allowed address or domain',
+    Type.Object({
+      requiresOtp: Type.Boolean(),
+      allowedEmails: Type.Optional(Type.Array(Type.String({ maxLength: 254 }), { maxItems: 1000 })),
+      allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 1000 })),
+    }),
+    OkBody,
+    async (accountId, id, body) => {
+      await links.setOtp(accountId, id, body);
+      return { ok: true };
+    },
+  );
+
+  settingRoute(
+    'booking-url',
+    'Show a scheduling or custom URL in the viewer; an empty string clears it',
+    Type.Object({ booking_url: Type.String({ maxLength: 2048 }) }),
+    OkBody,
+    async (accountId, id, body) => {
+      await links.setBookingUrl(accountId, id, body.booking_url);
+      return { ok: true };
+    },
+  );
+
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/:id/file',
+    schema: {
+      tags,
+      summary: 'Upload a new version of the file under the same URL (multipart/form-data, field "file")',
+      consumes: ['multipart/form-data'],
+      params: LinkParams,
+      response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.Integer() }), ...linkErrors, 413: ErrorBody, 422: ErrorBody },
+    },
+    handler: async (request: FastifyRequest<{ Params: { id: string } }>, _reply: FastifyReply) => {
+      const version = await uploads.replaceFile(principalOf(request).accountId, request.params.id, (blobKey) =>
+        receiveUpload(request, intake, blobKey),
+      );
+      return { ok: true, version };
+    },
+  });
+};

@@ -1,0 +1,218 @@
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow } from '../../db/types.js';
+import { gone, notFound, unprocessable } from '../../core/errors.js';
+import { hashPassword } from '../../infra/crypto/passwords.js';
+import { randomBase62 } from '../../infra/crypto/tokens.js';
+import type { BlobStore } from '../../infra/storage/index.js';
+import type { StoredFile } from '../files/file-intake.js';
+import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
+import * as repo from './links.repo.js';
+
+export const ROOM_MIME = 'application/vnd.linkvault.room';
+const PURGE_BATCH = 100;
+
+export const isExpired = (link: Pick<LinkRow, 'expires_at'>, now: number) => link.expires_at <= now;
+export const blobPrefixOf = (linkId: string) => `links/${linkId}/`;
+/** Random suffix: two replacements racing for the same version never write the same blob. */
+export const blobKeyOf = (linkId: string, version: number) => `${blobPrefixOf(linkId)}v${version}-${randomBase62(8)}`;
+
+const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+/** The spec's Link object: exactly these fields. */
+export function toLinkMetadata(link: LinkRow) {
+  return {
+    id: link.id,
+    name: link.name,
+    mime: link.mime,
+    views: link.views,
+    requires_password: link.password_hash !== null,
+    has_watermark: link.has_watermark === 1,
+  };
+}
+
+export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>; publicUrl: string }) {
+  const { db, clock, blobs, publicUrl } = deps;
+  const viewerUrl = (id: string) => `${publicUrl}/v/${id}`;
+
+  function toListItem(link: LinkRow) {
+    return {
+      ...toLinkMetadata(link),
+      kind: link.kind,
+      is_active: link.is_active === 1,
+      version: link.version,
+      size: link.size,
+      viewer_url: viewerUrl(link.id),
+      created_at: new Date(link.created_at).toISOString(),
+      expires_at: new Date(link.expires_at).toISOString(),
+    };
+  }
+
+  /** The account's link, or 404; `live` also refuses an expired one with 410. */
+  async function ownLink(accountId: number, id: string, options: { live: boolean }): Promise<LinkRow> {
+    const link = await repo.findLink(db, accountId, id);
+    if (!link) throw notFound(`Link ${id}`);
+    if (options.live && isExpired(link, clock())) throw gone();
+    return link;
+  }
+
+  async function changeSettings(accountId: number, id: string, patch: repo.LinkPatch): Promise<void> {
+    await ownLink(accountId, id, { live: true });
+    await repo.updateLink(db, accountId, id, patch);
+  }
+
+  return {
+    viewerUrl,
+    newLinkId: () => randomBase62(22),
+
+    async createFileLink(accountId: number, linkId: string, file: StoredFile, settings: LinkSettings) {
+      const now = clock();
+      await repo.insertLink(db, {
+        id: linkId,
+        account_id: accountId,
+        kind: 'file',
+        name: file.name,
+        mime: file.mime,
+        version: 1,
+        blob_key: file.blobKey,
+        wrapped_key: file.wrappedKey,
+        size: file.size,
+        sha256: file.sha256,
+        password_hash: settings.password === null ? null : await hashPassword(settings.password),
+        has_watermark: Number(settings.hasWatermark),
+        requires_approval: Number(settings.requiresApproval),
+        requires_otp: Number(settings.requiresOtp),
+        allowed_emails: JSON.stringify(settings.allowedEmails),
+        allowed_domains: JSON.stringify(settings.allowedDomains),
+        booking_url: settings.bookingUrl,
+        preview_pages: settings.previewPages,
+        view_session_ttl: settings.viewSessionTtlSeconds,
+        max_views: settings.maxViews,
+        require_payment: Number(settings.requirePaymentToDownload),
+        download_price: settings.requirePaymentToDownload ? settings.downloadPrice : null,
+        download_currency: settings.requirePaymentToDownload ? settings.downloadCurrency : null,
+        created_at: now,
+        expires_at: now + EXPIRATIONS[settings.expiration],
+      });
+      return { id: linkId, viewer_url: viewerUrl(linkId) };
+    },
+
+    async list(accountId: number, query: { page: number; limit: number; tab: repo.LinkTab }) {
+      const now = clock();
+      const [total, rows] = await Promise.all([
+        repo.countLinks(db, accountId, query.tab, now),
+        repo.listLinks(db, accountId, query.tab, now, query.limit, (query.page - 1) * query.limit),
+      ]);
+      return {
+        links: rows.map(toListItem),
+        pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+      };
+    },
+
+    async get(accountId: number, id: string) {
+      return toLinkMetadata(await ownLink(accountId, id, { live: true }));
+    },
+
+    /** The row itself, expired or not, for other modules acting on the owner's behalf. */
+    ownLink,
+
+    async remove(accountId: number, id: string): Promise<void> {
+      if (!(await repo.deleteLink(db, accountId, id))) throw notFound(`Link ${id}`);
+      // The row is gone first: no visitor can reach a half-deleted link. Rooms own no blob.
+      await blobs.deletePrefix(blobPrefixOf(id));
+    },
+
+    setActive: (accountId: number, id: string, isActive: boolean) => changeSettings(accountId, id, { is_active: Number(isActive) }),
+
+    async setPassword(accountId: number, id: string, password: string): Promise<boolean> {
+      const hash = password === '' ? null : await hashPassword(password);
+      await changeSettings(accountId, id, { password_hash: hash });
+      return hash !== null;
+    },
+
+    setWatermark: (accountId: number, id: string, hasWatermark: boolean) =>
+      changeSettings(accountId, id, { has_watermark: Number(hasWatermark) }),
+
+    setApproval: (accountId: number, id: string, requiresApproval: boolean) =>
+      changeSettings(accountId, id, { requires_approval: Number(requiresApproval) }),
+
+    async setOtp(accountId: number, id: string, input: { requiresOtp: boolean; allowedEmails?: string[]; allowedDomains?: string[] }) {
+      const link = await ownLink(accountId, id, { live: true });
+      const allowedEmails = input.allowedEmails ? normalizeEmails(input.allowedEmails, 'allowedEmails') : parseList(link.allowed_emails);
+      const allowedDomains = input.allowedDomains ? normalizeDomains(input.allowedDomains, 'allowedDomains') : parseList(link.allowed_domains);
+      if (input.requiresOtp && allowedEmails.length === 0 && allowedDomains.length === 0) {
+        throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
+      }
+      await repo.updateLink(db, accountId, id, {
+        requires_otp: Number(input.requiresOtp),
+        allowed_emails: JSON.stringify(allowedEmails),
+        allowed_domains: JSON.stringify(allowedDomains),
+      });
+    },
+
+    setBookingUrl: (accountId: number, id: string, bookingUrl: string) =>
+      changeSettings(accountId, id, { booking_url: normalizeBookingUrl(bookingUrl, 'booking_url') }),
+
+    /**
+     * Makes `file` the link's current version; the previous blob is deleted only after the
+     * switch is committed. Returns the new version number.
+     */
+    async replaceFile(accountId: number, id: string, file: StoredFile, fromVersion: number): Promise<number> {
+      const link = await ownLink(accountId, id, { live: true });
+      const switched = await repo.replaceLinkFile(db, accountId, id, fromVersion, {
+        blob_key: file.blobKey,
+        wrapped_key: file.wrappedKey,
+        name: file.name,
+        mime: file.mime,
+        size: file.size,
+        sha256: file.sha256,
+      });
+      if (!switched) throw unprocessable('The file was replaced by another request at the same time; try again');
+      if (link.blob_key) await blobs.delete(link.blob_key);
+      return fromVersion + 1;
+    },
+
+    async createRoom(accountId: number, input: { name: string; childIds: string[]; expiration?: Expiration }) {
+      const childIds = [...new Set(input.childIds)];
+      const now = clock();
+      const id = randomBase62(22);
+      await db.transaction().execute(async (trx) => {
+        const found = await repo.findLinksByIds(trx, accountId, childIds);
+        const missing = childIds.find((childId) => !found.some((link) => link.id === childId));
+        if (missing !== undefined) throw notFound(`Link ${missing}`);
+        if (found.some((link) => link.kind === 'room')) throw unprocessable('A data room cannot contain another data room');
+        await repo.insertLink(trx, {
+          id,
+          account_id: accountId,
+          kind: 'room',
+          name: input.name,
+          mime: ROOM_MIME,
+          created_at: now,
+          expires_at: now + EXPIRATIONS[input.expiration ?? '7d'],
+        });
+        await repo.insertRoomLinks(trx, id, childIds);
+      });
+      return { id, viewer_url: viewerUrl(id) };
+    },
+
+    async roomChildIds(roomId: string): Promise<string[]> {
+      return (await repo.listRoomChildIds(db, roomId)).map((row) => row.link_id);
+    },
+
+    /** Deletes the blobs of links expired more than `retentionMs` ago; their metadata stays. */
+    async purgeExpiredBlobs(retentionMs: number): Promise<number> {
+      let purged = 0;
+      for (;;) {
+        const batch = await repo.findExpiredWithBlobs(db, clock() - retentionMs, PURGE_BATCH);
+        for (const link of batch) {
+          await blobs.deletePrefix(blobPrefixOf(link.id));
+          await repo.markBlobPurged(db, link.id, clock());
+        }
+        purged += batch.length;
+        if (batch.length < PURGE_BATCH) return purged;
+      }
+    },
+  };
+}
+
+export type LinksService = ReturnType<typeof createLinksService>;
