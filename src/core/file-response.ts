@@ -27,17 +27,16 @@ export async function sendFile(
   file: FileBody,
   disposition: 'attachment' | 'inline',
 ): Promise<FastifyReply> {
-  reply
-    .header('content-type', file.mime)
-    .header('content-disposition', contentDisposition(disposition, file.name))
-    .header('accept-ranges', 'bytes')
-    .header('cache-control', 'private, no-store');
-
   const header = request.headers.range;
   const ranges = header && file.size > 0 ? parseRange(file.size, header, { combine: true }) : undefined;
   if (ranges === -1 || (header && file.size === 0)) {
     return reply.code(416).header('content-range', `bytes */${file.size}`).send({ error: 'Range not satisfiable' });
   }
+  reply
+    .header('content-type', file.mime)
+    .header('content-disposition', contentDisposition(disposition, file.name))
+    .header('accept-ranges', 'bytes')
+    .header('cache-control', 'private, no-store');
   if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
     const { start, end } = ranges[0]!;
     reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`).header('content-length', end - start + 1);

@@ -52,7 +52,13 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     db,
     kind: config.kind,
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider });
+      // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
+      // deployments (or test runs) sharing a PostgreSQL database never see each other's.
+      const migrationTableSchema =
+        config.kind === 'postgres'
+          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+          : undefined;
+      const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');
       if (error) {

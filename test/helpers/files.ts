@@ -1,0 +1,54 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { HttpClient, HttpResponse } from './http.js';
+
+export const sha256 = (data: Buffer | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** A multipart form with `file` and the given fields, in the order given (fields first unless `fileFirst`). */
+export function uploadForm(content: Buffer | string, fileName: string, fields: Record<string, string> = {}, fileFirst = false): FormData {
+  const form = new FormData();
+  const addFile = () => form.append('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), fileName);
+  if (fileFirst) addFile();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  if (!fileFirst) addFile();
+  return form;
+}
+
+export async function uploadFile(
+  http: HttpClient,
+  content: Buffer | string = randomBytes(1000),
+  fileName = 'notes.txt',
+  fields: Record<string, string> = {},
+): Promise<HttpResponse> {
+  return http.post('/api/upload', uploadForm(content, fileName, fields));
+}
+
+/** Uploads and returns the new link id, failing loudly if the upload did not succeed. */
+export async function createLink(http: HttpClient, content?: Buffer | string, fileName?: string, fields?: Record<string, string>): Promise<string> {
+  const response = await uploadFile(http, content, fileName, fields);
+  if (response.status !== 200) throw new Error(`upload failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id;
+}
+
+/** A download token for the link, good for `uses` downloads. */
+export async function downloadToken(http: HttpClient, linkId: string, uses = 10): Promise<string> {
+  const response = await http.post(`/api/links/${linkId}/download-tokens`, { uses });
+  if (response.status !== 200) throw new Error(`token failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.token;
+}
+
+export async function downloadOriginal(baseUrl: string, linkId: string, token: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/api/links/${linkId}/download-original?token=${encodeURIComponent(token)}`, { headers });
+  return { response, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** Every file under a directory, recursively (relative paths). */
+export async function listFiles(dir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  try {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => `${entry.parentPath ?? entry.path}/${entry.name}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
