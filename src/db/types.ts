@@ -73,13 +73,88 @@ export interface DownloadTokensTable {
   created_at: number;
 }
 
+export interface VisitsTable {
+  id: Generated<number>;
+  token_hash: string;
+  link_id: string;
+  email: string | null;
+  otp_email: string | null;
+  otp_passed: Generated<number>;
+  password_passed: Generated<number>;
+  access_request_id: number | null;
+  ip: string;
+  user_agent: string | null;
+  view_id: string | null;
+  created_at: number;
+  expires_at: number;
+  session_started_at: number | null;
+}
+
+export interface OtpCodesTable {
+  id: Generated<number>;
+  scope: string;
+  email: string;
+  code_hash: string;
+  attempts: Generated<number>;
+  consumed_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export type AccessRequestStatus = 'pending' | 'approved' | 'denied';
+
+export interface AccessRequestsTable {
+  id: Generated<number>;
+  link_id: string;
+  email: string;
+  visitor_ip: string;
+  status: AccessRequestStatus;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface PageViewsTable {
+  id: Generated<number>;
+  visit_id: number;
+  page: number;
+  seconds: number;
+  created_at: number;
+}
+
+export type MailStatus = 'pending' | 'sent' | 'logged' | 'failed';
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  account_id: number | null;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: MailStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   links: LinksTable;
   room_links: RoomLinksTable;
   download_tokens: DownloadTokensTable;
+  visits: VisitsTable;
+  otp_codes: OtpCodesTable;
+  access_requests: AccessRequestsTable;
+  page_views: PageViewsTable;
+  mail_outbox: MailOutboxTable;
 }
+
+export type VisitRow = Selectable<VisitsTable>;
+export type AccessRequestRow = Selectable<AccessRequestsTable>;
+export type MailOutboxRow = Selectable<MailOutboxTable>;
 
 export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;
