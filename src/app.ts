@@ -1,4 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { hkdfSync } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -12,21 +14,18 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
 import { uploadRoutes } from './modules/upload/upload.routes.js';
+import { accessRequestsRoutes } from './modules/access-requests/access-requests.routes.js';
+import { registerViewerAssets } from './viewer/assets.js';
+import { defaultBrandProvider } from './viewer/brand.js';
+import { createDocumentContent } from './viewer/document-content.js';
+import { viewerRoutes } from './viewer/viewer.routes.js';
 import type { Runtime } from './runtime.js';
 
-export interface BuildOptions {
-  /** pino options or false; tests pass false to keep their output readable */
-  logger?: FastifyServerOptions['logger'];
-}
-
 /** The whole HTTP application over a runtime. Nothing listens until the caller says so. */
-export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const { config, services } = runtime;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
-    },
+    loggerInstance: runtime.log,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -44,6 +43,9 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
     // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
     limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
   });
+
+  // Visit cookies are signed with a key derived from the master key, never the master key itself.
+  await app.register(cookie, { secret: Buffer.from(hkdfSync('sha256', runtime.masterKey, '', 'linkvault visit cookies', 32)).toString('base64') });
 
   await app.register(swagger, {
     openapi: {
@@ -75,9 +77,21 @@ export async function buildApp(runtime: Runtime, options: BuildOptions = {}): Pr
     await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
     await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads });
+    await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
+
+  await registerViewerAssets(app);
+  await app.register(viewerRoutes, {
+    prefix: '/v',
+    visits: services.visits,
+    links: services.links,
+    content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
+    brandFor: defaultBrandProvider,
+    publicUrl: config.publicUrl,
+    clock: runtime.clock,
+  });
 
   return app;
 }

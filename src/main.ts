@@ -30,6 +30,7 @@ function planOption(values: Record<string, string | boolean | undefined>): Plan 
 
 async function serve(runtime: Runtime): Promise<void> {
   const app = await buildApp(runtime);
+  runtime.startBackgroundWork();
   const sweeper = startExpiredBlobSweeper(runtime.services.links, runtime.config.expiredRetentionDays, app.log);
   // On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database.
   closeWithGrace({ delay: 25_000, logger: app.log }, async ({ err }) => {

@@ -1,18 +1,25 @@
 import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import type { Config } from './config.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import type { Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
 import { createSegmentCipherPool } from './infra/crypto/segment-cipher-pool.js';
+import { createMailer, transportSettingsFromUrl } from './infra/mail/index.js';
 import { createBlobStore } from './infra/storage/index.js';
+import { createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createDownloadsService } from './modules/downloads/downloads.service.js';
 import { createFileIntake } from './modules/files/file-intake.js';
 import { createFileReader } from './modules/files/file-reader.js';
 import { createLinksService } from './modules/links/links.service.js';
+import { createNotifications } from './modules/notifications/notifications.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
+import { createOtpService } from './modules/visits/otp.service.js';
+import { createVisitsService } from './modules/visits/visits.service.js';
 
 /**
  * Everything the app runs on, built once from the configuration: connections first,
@@ -20,6 +27,10 @@ import { createUploadService } from './modules/upload/upload.service.js';
  */
 export async function createRuntime(config: Config, options: { clock?: Clock } = {}) {
   const clock = options.clock ?? Date.now;
+  const log: FastifyBaseLogger = pino({
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+  });
   const database: DatabaseHandle = openDatabase(config.database);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null;
   try {
@@ -45,6 +56,16 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const links = createLinksService({ db, clock, blobs, publicUrl: config.publicUrl });
   const uploads = createUploadService({ links, intake, paymentsConfigured: config.stripeSecretKey !== undefined });
   const downloads = createDownloadsService({ db, clock, reader, links });
+  const mailer = createMailer({
+    db,
+    clock,
+    log,
+    systemTransport: config.smtpUrl ? transportSettingsFromUrl(config.smtpUrl, config.mailFrom) : null,
+  });
+  const notifications = createNotifications({ db, mailer, viewerUrl: links.viewerUrl });
+  const otp = createOtpService({ db, clock, counter });
+  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications });
+  const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications });
 
   return {
     config,
@@ -52,9 +73,17 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     database,
     masterKey,
     counter,
+    log,
     intake,
-    services: { apiKeys, accounts, links, uploads, downloads },
+    reader,
+    mailer,
+    services: { apiKeys, accounts, links, uploads, downloads, otp, visits, accessRequests },
+    /** Work that runs beside the requests (mail delivery); the CLI's one-shot commands skip it. */
+    startBackgroundWork() {
+      mailer.start();
+    },
     async close() {
+      await mailer.stop();
       await cipherPool.close();
       await blobs.close();
       await counter.close();

@@ -68,7 +68,8 @@ export async function startApp(
 ): Promise<TestApp> {
   const env = await testEnv(t, options.env);
   const runtime = await createRuntime(loadConfig(env), { clock: options.clock });
-  const app = await buildApp(runtime, { logger: false });
+  const app = await buildApp(runtime);
+  runtime.startBackgroundWork();
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(async () => {
     await app.close();

@@ -120,6 +120,20 @@ test('closing the pool fails an upload in progress instead of hanging it', async
   assert.throws(() => createEncryptStream(newFileKey(), { workers: pool }), /closed/);
 });
 
+test('an upload abandoned midway leaves the pool usable', async (t) => {
+  const pool = createSegmentCipherPool(2);
+  t.after(() => pool.close());
+  const abandoned = createEncryptStream(newFileKey(), { workers: pool });
+  abandoned.on('data', () => abandoned.destroy());
+  abandoned.write(randomBytes(40 * S));
+  abandoned.write(randomBytes(40 * S));
+  await once(abandoned, 'close');
+  const key = newFileKey();
+  const plaintext = randomBytes(5 * S);
+  const sealed = await encrypt(key, plaintext, pool);
+  assert.deepEqual(await decrypt(key, sealed.ciphertext, wholeFile(plaintext.length)), plaintext);
+});
+
 test('every kind of range decrypts to the plaintext slice from only its segments', async () => {
   for (const size of [1, S - 1, S, S + 1, 3 * S, 3 * S + 777]) {
     const key = newFileKey();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FileKey } from './envelope.js';
 import { PieceQueue } from './piece-queue.js';
-import type { SegmentCipherPool } from './segment-cipher-pool.js';
+import { BATCH_BYTES, type SegmentCipherPool } from './segment-cipher-pool.js';
 import { CIPHER_SEGMENT_SIZE, openSegment, SEGMENT_SIZE, SegmentIntegrityError, sealSegment, TAG_SIZE } from './segment-format.js';
 
 export {
@@ -16,9 +16,8 @@ export {
   type SegmentRange,
 } from './segment-format.js';
 
-// 16 segments = 1 MiB per worker message; two batches in flight per thread keep every
-// thread busy while bounding what an upload holds to a few MiB.
-const SEGMENTS_PER_BATCH = 16;
+// Two batches in flight per thread keep every thread busy while bounding what an upload
+// holds to a few MiB.
 const BATCHES_IN_FLIGHT_PER_THREAD = 2;
 
 export interface EncryptStream extends Transform {
@@ -52,23 +51,14 @@ function inlineSealer(key: FileKey): BatchSealer {
 function pooledSealer(key: FileKey, pool: SegmentCipherPool): BatchSealer {
   const encryption = pool.startEncryption(key);
   return {
-    // The one copy on the event loop: into shared memory both the sealing and the hashing thread read.
-    async seal(plaintext, bytes, firstIndex, last) {
-      const shared = new Uint8Array(new SharedArrayBuffer(bytes));
-      let offset = 0;
-      for (const piece of plaintext) {
-        shared.set(piece, offset);
-        offset += piece.length;
-      }
-      return [await encryption.seal(shared, firstIndex, last)];
-    },
+    seal: async (plaintext, bytes, firstIndex, last) => [await encryption.seal(plaintext, bytes, firstIndex, last)],
     digest: () => encryption.digest(),
     abandon: () => encryption.abandon(),
   };
 }
 
 class SegmentEncryptStream extends Transform implements EncryptStream {
-  plaintextBytes = 0;
+  #plaintextBytes = 0;
   readonly #received = new PieceQueue();
   readonly #inFlight: Promise<Buffer[]>[] = [];
   #nextIndex = 0;
@@ -82,13 +72,17 @@ class SegmentEncryptStream extends Transform implements EncryptStream {
     super();
   }
 
+  get plaintextBytes(): number {
+    return this.#plaintextBytes;
+  }
+
   digest(): string {
     if (this.#digest === undefined) throw new Error('the plaintext digest is known only after the stream ends');
     return this.#digest;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.plaintextBytes += chunk.length;
+    this.#plaintextBytes += chunk.length;
     this.#received.add(chunk);
     // A full batch is sealed only once a byte beyond it arrived: until then it may be the last.
     if (this.#received.bytes <= this.batchBytes) return callback();
@@ -105,7 +99,8 @@ class SegmentEncryptStream extends Transform implements EncryptStream {
   }
 
   async #sealFullBatches(): Promise<void> {
-    while (this.#received.bytes > this.batchBytes) {
+    // Once destroyed (an aborted upload), nothing more is sent: abandon() already freed the hash.
+    while (this.#received.bytes > this.batchBytes && !this.destroyed) {
       await this.#submit(this.#received.take(this.batchBytes), this.batchBytes, false);
     }
   }
@@ -138,7 +133,7 @@ class SegmentEncryptStream extends Transform implements EncryptStream {
 export function createEncryptStream(key: FileKey, options: { workers?: SegmentCipherPool } = {}): EncryptStream {
   const pool = options.workers;
   if (!pool) return new SegmentEncryptStream(inlineSealer(key), SEGMENT_SIZE, 1);
-  return new SegmentEncryptStream(pooledSealer(key, pool), SEGMENTS_PER_BATCH * SEGMENT_SIZE, pool.size * BATCHES_IN_FLIGHT_PER_THREAD);
+  return new SegmentEncryptStream(pooledSealer(key, pool), BATCH_BYTES, pool.size * BATCHES_IN_FLIGHT_PER_THREAD);
 }
 
 export interface DecryptOptions {

@@ -26,3 +26,7 @@ export async function updateAccountPlan(db: Executor, email: string, plan: strin
 export async function lockAccount(db: Executor, accountId: number): Promise<void> {
   await db.updateTable('accounts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', accountId).execute();
 }
+
+export function findAccountById(db: Executor, id: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -95,3 +95,18 @@ export function findExpiredWithBlobs(db: Executor, before: number, limit: number
 export async function markBlobPurged(db: Executor, id: string, now: number): Promise<void> {
   await db.updateTable('links').set({ blob_purged_at: now }).where('id', '=', id).execute();
 }
+
+/** A link by id alone: for visitors, who reach it by its unguessable id, not by account. */
+export function findLinkById(db: Executor, id: string) {
+  return db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listRoomChildren(db: Executor, roomId: string) {
+  return db
+    .selectFrom('room_links')
+    .innerJoin('links', 'links.id', 'room_links.link_id')
+    .selectAll('links')
+    .where('room_links.room_id', '=', roomId)
+    .orderBy('room_links.position')
+    .execute();
+}

@@ -195,6 +195,11 @@ export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<Blo
       return { id, viewer_url: viewerUrl(id) };
     },
 
+    /** Any account's link by id, for the visitor pages (the id itself is the capability). */
+    findForVisitor: (id: string) => repo.findLinkById(db, id),
+
+    roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
+
     async roomChildIds(roomId: string): Promise<string[]> {
       return (await repo.listRoomChildIds(db, roomId)).map((row) => row.link_id);
     },

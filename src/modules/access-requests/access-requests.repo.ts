@@ -1,0 +1,41 @@
+import type { Executor } from '../../db/executor.js';
+import type { AccessRequestStatus } from '../../db/types.js';
+
+export async function insertAccessRequest(db: Executor, request: { linkId: string; email: string; visitorIp: string; now: number }): Promise<number> {
+  const row = await db
+    .insertInto('access_requests')
+    .values({ link_id: request.linkId, email: request.email, visitor_ip: request.visitorIp, status: 'pending', created_at: request.now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findAccessRequest(db: Executor, id: number) {
+  return db.selectFrom('access_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listAccessRequests(db: Executor, linkId: string) {
+  return db.selectFrom('access_requests').selectAll().where('link_id', '=', linkId).orderBy('id', 'desc').execute();
+}
+
+/** Decides a request of this link; false when the link has no such request. */
+export async function decideAccessRequest(db: Executor, linkId: string, id: number, status: AccessRequestStatus, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('access_requests')
+    .set({ status, decided_at: now })
+    .where('id', '=', id)
+    .where('link_id', '=', linkId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function countPendingRequests(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('access_requests')
+    .innerJoin('links', 'links.id', 'access_requests.link_id')
+    .where('links.account_id', '=', accountId)
+    .where('access_requests.status', '=', 'pending')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,53 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { principalOf } from '../../core/auth.js';
+import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import type { AccessRequestsService, Decision } from './access-requests.service.js';
+
+const tags = ['Access requests'];
+const errors = { ...authErrors, 404: ErrorBody, 422: ErrorBody } as const;
+const DecisionParams = Type.Object({ id: StringId, requestId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const DecisionBody = Type.Object({ status: Type.Union([Type.Literal('approved'), Type.Literal('denied')]) });
+
+export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: AccessRequestsService }> = async (app, { accessRequests }) => {
+  app.get('/pending-count', {
+    schema: { tags, summary: 'Pending access requests over all the account\'s links', response: { 200: Type.Object({ count: Type.Integer() }), ...authErrors } },
+  }, async (request) => ({ count: await accessRequests.pendingCount(principalOf(request).accountId) }));
+
+  app.get('/:id/requests', {
+    schema: {
+      tags,
+      summary: 'Access requests of a link that requires approval, newest first',
+      params: Type.Object({ id: StringId }),
+      response: {
+        200: Type.Object({
+          requests: Type.Array(Type.Object({
+            id: Type.Integer(),
+            visitorIp: Type.String(),
+            status: Type.String({ enum: ['pending', 'approved', 'denied'] }),
+            email: Type.String(),
+            created_at: Type.String({ format: 'date-time' }),
+          })),
+        }),
+        ...errors,
+      },
+    },
+  }, async (request) => ({ requests: await accessRequests.list(principalOf(request).accountId, request.params.id) }));
+
+  app.route({
+    method: ['PATCH', 'PUT', 'POST'],
+    url: '/:id/requests/:requestId',
+    schema: {
+      tags,
+      summary: 'Approve or deny an access request',
+      params: DecisionParams,
+      body: DecisionBody,
+      response: { 200: Type.Object({ ok: Type.Boolean(), status: Type.String() }), ...errors },
+    },
+    handler: async (request: FastifyRequest<{ Params: { id: string; requestId: number }; Body: { status: Decision } }>) => {
+      const { id, requestId } = request.params;
+      const status = await accessRequests.decide(principalOf(request).accountId, id, requestId, request.body.status);
+      return { ok: true, status };
+    },
+  });
+};

@@ -1,0 +1,80 @@
+import type { Updateable } from 'kysely';
+import type { Executor } from '../../db/executor.js';
+import type { VisitsTable } from '../../db/types.js';
+
+export async function insertVisit(
+  db: Executor,
+  visit: { tokenHash: string; linkId: string; ip: string; userAgent: string | null; now: number; expiresAt: number },
+): Promise<void> {
+  await db
+    .insertInto('visits')
+    .values({ token_hash: visit.tokenHash, link_id: visit.linkId, ip: visit.ip, user_agent: visit.userAgent, created_at: visit.now, expires_at: visit.expiresAt })
+    .execute();
+}
+
+export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, now: number) {
+  return db
+    .selectFrom('visits')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('link_id', '=', linkId)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export async function updateVisit(db: Executor, id: number, patch: Updateable<VisitsTable>): Promise<void> {
+  await db.updateTable('visits').set(patch).where('id', '=', id).execute();
+}
+
+/** Counts one view unless the link's cap is reached, in one statement: racing visitors cannot overshoot. */
+export async function countViewUnderCap(db: Executor, linkId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('links')
+    .set((eb) => ({ views: eb('views', '+', 1) }))
+    .where('id', '=', linkId)
+    .where((eb) => eb.or([eb('max_views', '=', 0), eb('views', '<', eb.ref('max_views'))]))
+    .returning('views')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertOtpCode(db: Executor, code: { scope: string; email: string; codeHash: string; now: number; expiresAt: number }) {
+  await db
+    .insertInto('otp_codes')
+    .values({ scope: code.scope, email: code.email, code_hash: code.codeHash, created_at: code.now, expires_at: code.expiresAt })
+    .execute();
+}
+
+export function findLatestOtpCode(db: Executor, scope: string, email: string, now: number) {
+  return db
+    .selectFrom('otp_codes')
+    .selectAll()
+    .where('scope', '=', scope)
+    .where('email', '=', email)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Counts one wrong try; returns the tries made so far. */
+export async function recordOtpAttempt(db: Executor, id: number): Promise<number> {
+  const row = await db
+    .updateTable('otp_codes')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .returning('attempts')
+    .executeTakeFirstOrThrow();
+  return row.attempts;
+}
+
+/** Spends the code once: false if another request already did. */
+export async function consumeOtpCode(db: Executor, id: number, now: number): Promise<boolean> {
+  const result = await db.updateTable('otp_codes').set({ consumed_at: now }).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function insertPageView(db: Executor, view: { visitId: number; page: number; seconds: number; now: number }) {
+  await db.insertInto('page_views').values({ visit_id: view.visitId, page: view.page, seconds: view.seconds, created_at: view.now }).execute();
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type { FastifyReply } from 'fastify';
+import type { Brand } from './brand.js';
+
+const eta = new Eta({
+  views: path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates'),
+  autoEscape: true,
+  cache: true,
+});
+
+export interface PageOptions {
+  template: 'message' | 'gate' | 'document' | 'room';
+  status?: number;
+  title: string;
+  brand: Brand;
+  data: Record<string, unknown>;
+  /** whether the page needs viewer.js */
+  script?: boolean;
+}
+
+/**
+ * Renders a visitor page. Every value is escaped by the template engine; the one inline
+ * style block (the brand's colours) is allowed by a per-response CSP nonce.
+ */
+export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
+  const nonce = randomBytes(16).toString('base64');
+  const body = eta.render(`./${page.template}`, page.data);
+  const html = eta.render('./layout', {
+    title: page.title,
+    brand: page.brand,
+    nonce,
+    body,
+    page: page.template,
+    script: page.script ?? false,
+  });
+  return reply
+    .code(page.status ?? 200)
+    .header('content-security-policy', contentSecurityPolicy(nonce))
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+export function contentSecurityPolicy(nonce?: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self'${nonce ? ` 'nonce-${nonce}'` : ''}`,
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "media-src 'self'",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}

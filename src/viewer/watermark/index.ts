@@ -1,0 +1,10 @@
+/** Server-side marking of what a visitor receives: PDFs (pdf-lib) and images (sharp). */
+import { canWatermarkImage } from './image.js';
+
+export { canWatermarkImage, watermarkImage } from './image.js';
+export { type PreparePdfOptions, type PreparedPdf, UnreadablePdfError, type WatermarkStamp, preparePdf, watermarkText } from './pdf.js';
+
+/** Whether a file of this type can be shown with the mark burned in. */
+export function canWatermark(mime: string): boolean {
+  return mime.toLowerCase() === 'application/pdf' || canWatermarkImage(mime);
+}
