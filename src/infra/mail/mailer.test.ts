@@ -13,7 +13,7 @@ import { loadConfig } from '../../config.js';
 import { openDatabase, type DatabaseHandle } from '../../db/kysely.js';
 import { insertAccount } from '../../modules/accounts/accounts.repo.js';
 import { createMailer, type MailerDeps, type MailLog } from './mailer.js';
-import { claimDueMail, insertMail, listMail } from './outbox.repo.js';
+import { claimDueMail, insertMail, listMail, markFailed } from './outbox.repo.js';
 import { transportSettingsFromUrl, type MailTransportSettings } from './transport.js';
 
 const FROM = 'linkvault <no-reply@linkvault.test>';
@@ -348,7 +348,14 @@ test('concurrent claims from two connections never hand out the same row', async
   assert.equal(ids.length, 10);
   assert.equal(new Set(ids).size, 10);
   assert.equal(await claimDueMail(other.db, 2_000 + 59_999, 60_000), undefined, 'leased rows stay taken');
-  assert.ok(await claimDueMail(other.db, 2_000 + 60_001, 60_000), 'an expired lease is taken over');
+  const takenOver = await claimDueMail(other.db, 2_000 + 60_001, 60_000);
+  assert.ok(takenOver, 'an expired lease is taken over');
+
+  const firstClaim = claims.find((row) => row?.id === takenOver.id)!;
+  await markFailed(handle.db, firstClaim, 'late failure from the first holder');
+  const [row] = await listMail(handle.db, { status: 'pending' }).then((rows) => rows.filter((r) => r.id === takenOver.id));
+  assert.equal(row?.locked_until, takenOver.locked_until, 'a stale holder cannot fail a row another replica holds');
+  assert.equal(row?.attempts, 2);
 });
 
 test("an account's own SMTP settings override the system transport", async (t) => {
@@ -396,7 +403,9 @@ test('the loop sends right after enqueue, and a hanging server holds up only its
   assert.deepEqual(fast.received.map((mail) => mail.subject).sort(), ['fast 1', 'fast 2']);
   assert.equal(sockets.size, 1, 'the stuck message is still waiting for its greeting');
 
-  for (const socket of sockets) socket.destroy();
+  // Refuse with a reply rather than dropping the socket: nodemailer leaves its greeting timer running
+  // after an unexpected close, which would keep the test process alive for 10 s.
+  for (const socket of sockets) socket.end('421 too busy\r\n');
   await mailer.stop();
   const stuck = await listMail(db, { to: 'a@example.com' });
   assert.equal(stuck[0]?.status, 'pending');

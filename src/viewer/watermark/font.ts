@@ -31,6 +31,8 @@ export function loadWatermarkFont(): Promise<WatermarkFont> {
   loading ??= (async () => {
     const bytes = new Uint8Array(await fs.readFile(createRequire(import.meta.url).resolve(FONT_FILE)));
     const parsed = fontkit.create(bytes);
+    // fontkit parses the shaping tables on the first layout (~20 ms): pay it here, once.
+    parsed.layout('warm-up · 0123 @example.com');
     return {
       bytes,
       parsed,

@@ -1,4 +1,5 @@
 /** Server-side marking of what a visitor receives: PDFs (pdf-lib) and images (sharp). */
+import { loadWatermarkFont } from './font.js';
 import { canWatermarkImage } from './image.js';
 
 export { canWatermarkImage, watermarkImage } from './image.js';
@@ -7,4 +8,12 @@ export { type PreparePdfOptions, type PreparedPdf, UnreadablePdfError, type Wate
 /** Whether a file of this type can be shown with the mark burned in. */
 export function canWatermark(mime: string): boolean {
   return mime.toLowerCase() === 'application/pdf' || canWatermarkImage(mime);
+}
+
+/**
+ * Reads and parses the watermark font ahead of the first marked view (optional: it
+ * happens lazily otherwise, adding tens of ms to that one request).
+ */
+export async function warmUpWatermarking(): Promise<void> {
+  await loadWatermarkFont();
 }

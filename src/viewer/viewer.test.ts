@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startApp, type TestApp } from '../../test/helpers/app.js';
+import { createLink } from '../../test/helpers/files.js';
+import { makePdf, pdfPageTexts } from '../../test/helpers/pdf.js';
+import { VisitorClient } from '../../test/helpers/visitor.js';
+
+const MINUTE = 60_000;
+
+/** The last OTP code queued for `email` (read from the outbox, where every mail goes first). */
+async function lastCodeFor(app: TestApp, email: string): Promise<string> {
+  const mail = await app.runtime.database.db
+    .selectFrom('mail_outbox')
+    .select('text_body')
+    .where('to_address', '=', email)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  return /\b(\d{6})\b/.exec(mail.text_body)![1]!;
+}
+
+async function viewsOf(app: TestApp, id: string): Promise<number> {
+  const row = await app.runtime.database.db.selectFrom('links').select('views').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.views;
+}
+
+test('an ungated link opens a session at once, counts one view, and serves the document', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const pdf = await makePdf(2);
+  const id = await createLink(http, pdf, 'deck.pdf');
+  const visitor = new VisitorClient(app.url);
+
+  const page = await visitor.get(`/v/${id}`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /id="pdf-pages"/);
+  assert.match(page.headers.get('content-security-policy')!, /frame-ancestors 'self'/);
+  assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+  const cookie = page.headers.getSetCookie()[0]!;
+  assert.match(cookie, /HttpOnly/);
+  assert.match(cookie, /SameSite=Lax/);
+  assert.match(cookie, new RegExp(`Path=/v/${id}`));
+
+  const content = await visitor.get(`/v/${id}/content`);
+  assert.equal(content.status, 200);
+  assert.equal(content.headers.get('cache-control'), 'private, no-store');
+  assert.ok(content.bytes.equals(pdf), 'no watermark, no preview: the file as uploaded');
+  await visitor.get(`/v/${id}`);
+  assert.equal(await viewsOf(app, id), 1, 'one session, one view');
+  assert.equal((await http.get(`/api/links/${id}`)).body.views, 1);
+});
+
+test('document bytes need a session of that very link', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const a = await createLink(http, await makePdf(1), 'a.pdf', { viewSessionTtlSeconds: '60' });
+  const b = await createLink(http, await makePdf(1), 'b.pdf', { addPassword: '1', password: 'pw' });
+
+  const stranger = new VisitorClient(app.url);
+  assert.equal((await stranger.get(`/v/${b}/content`)).status, 403, 'no session');
+
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${a}`);
+  assert.equal((await visitor.get(`/v/${a}/content`)).status, 200);
+  visitor.transplantCookie(`/v/${a}`, `/v/${b}`);
+  assert.equal((await visitor.get(`/v/${b}/content`)).status, 403, "another link's session");
+
+  now += 61_000;
+  assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after the session TTL');
+  assert.equal((await visitor.get(`/v/${a}`)).status, 200, 'a new session opens (the link has no gate)');
+  assert.equal(await viewsOf(app, a), 2);
+
+  await http.patch(`/api/links/${a}/active`, { isActive: false });
+  assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after deactivation');
+  const deactivated = await visitor.get(`/v/${a}`);
+  assert.equal(deactivated.status, 403);
+  assert.match(deactivated.text, /deactivated/);
+});
+
+test('states: not found 404, expired 410, view limit 410', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const visitor = new VisitorClient(app.url);
+  const missing = await visitor.get('/v/ThisLinkDoesNotExist1');
+  assert.equal(missing.status, 404);
+  assert.match(missing.text, /not found/i);
+
+  const capped = await createLink(http, 'x', 'x.txt', { maxViews: '1' });
+  assert.equal((await new VisitorClient(app.url).get(`/v/${capped}`)).status, 200);
+  const second = await new VisitorClient(app.url).get(`/v/${capped}`);
+  assert.equal(second.status, 410);
+  assert.match(second.text, /View limit reached/);
+
+  const shortLived = await createLink(http, 'x', 'x.txt', { expiration: '1h' });
+  now += 61 * MINUTE;
+  const expired = await visitor.get(`/v/${shortLived}`);
+  assert.equal(expired.status, 410);
+  assert.match(expired.text, /expired/);
+});
+
+test('maxViews holds under a race: 50 visitors, maxViews=10, exactly 10 sessions', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'limited', 'l.txt', { maxViews: '10' });
+  const statuses = await Promise.all(Array.from({ length: 50 }, () => new VisitorClient(app.url).get(`/v/${id}`).then((r) => r.status)));
+  assert.equal(statuses.filter((s) => s === 200).length, 10);
+  assert.equal(statuses.filter((s) => s === 410).length, 40);
+  assert.equal(await viewsOf(app, id), 10);
+});
+
+test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'for partners', 'p.txt', { requiresOtp: '1', allowedEmails: 'ann@solo.com', allowedDomains: 'partner.io' });
+  const visitor = new VisitorClient(app.url);
+  assert.match((await visitor.get(`/v/${id}`)).text, /Send me a code/);
+
+  const refused = await visitor.post(`/v/${id}/otp`, { email: 'eve@evil.com' });
+  assert.equal(refused.status, 422);
+  assert.match(refused.text, /not allowed/);
+  assert.doesNotMatch(refused.text, /partner\.io|ann@solo\.com/, 'the lists stay secret');
+
+  const sent = await visitor.post(`/v/${id}/otp`, { email: 'Bob@Partner.IO' });
+  assert.equal(sent.status, 303);
+  assert.match((await visitor.get(`/v/${id}`)).text, /bob@partner\.io/);
+  const code = await lastCodeFor(app, 'bob@partner.io');
+  assert.match(code, /^\d{6}$/);
+  const wrong = code === '000000' ? '111111' : '000000';
+  for (let i = 0; i < 4; i++) assert.equal((await visitor.post(`/v/${id}/otp/verify`, { code: wrong })).status, 422);
+  const burnt = await visitor.post(`/v/${id}/otp/verify`, { code: wrong });
+  assert.match(burnt.text, /Too many wrong codes/);
+  assert.equal((await visitor.post(`/v/${id}/otp/verify`, { code })).status, 422, 'the right code no longer works');
+
+  assert.equal((await visitor.post(`/v/${id}/otp`, { email: 'bob@partner.io' })).status, 303);
+  assert.equal((await visitor.post(`/v/${id}/otp`, { email: 'bob@partner.io' })).status, 303);
+  const throttled = await visitor.post(`/v/${id}/otp`, { email: 'bob@partner.io' });
+  assert.equal(throttled.status, 429, 'a 4th code within 10 minutes');
+  assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+
+  const fresh = await lastCodeFor(app, 'bob@partner.io');
+  assert.equal((await visitor.post(`/v/${id}/otp/verify`, { code: fresh })).status, 303);
+  assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
+});
+
+test('password gate: wrong then right; 10 wrong tries per IP and link in 10 minutes → 429', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const visitor = new VisitorClient(app.url);
+  assert.match((await visitor.get(`/v/${id}`)).text, /type="password"/);
+  const wrong = await visitor.post(`/v/${id}/password`, { password: 'nope' });
+  assert.equal(wrong.status, 422);
+  assert.match(wrong.text, /not right/);
+  assert.equal((await visitor.post(`/v/${id}/password`, { password: 'correct horse' })).status, 303);
+  assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
+
+  const target = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const attacker = new VisitorClient(app.url);
+  for (let i = 0; i < 10; i++) assert.equal((await attacker.post(`/v/${target}/password`, { password: `guess${i}` })).status, 422);
+  const limited = await attacker.post(`/v/${target}/password`, { password: 'correct horse' });
+  assert.equal(limited.status, 429);
+  assert.ok(Number(limited.headers.get('retry-after')) > 0);
+});
+
+test('approval gate and the owner API: request, list, approve or deny, pending count', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const owner = await app.createAccount('professional');
+  const other = await app.createAccount('professional');
+  const id = await createLink(owner.http, 'board pack', 'b.txt', { requiresApproval: '1' });
+  const plain = await createLink(owner.http, 'open', 'o.txt');
+
+  const visitor = new VisitorClient(app.url, { 'x-forwarded-for': '203.0.113.7' });
+  assert.match((await visitor.get(`/v/${id}`)).text, /Request access/);
+  assert.equal((await visitor.post(`/v/${id}/access`, { email: 'Carol@Example.com' })).status, 303);
+  const waiting = await visitor.get(`/v/${id}`);
+  assert.match(waiting.text, /Waiting for the owner/);
+  assert.deepEqual(JSON.parse((await visitor.get(`/v/${id}/status`)).text), { step: 'approval-pending' });
+  assert.equal((await visitor.get(`/v/${id}/content`)).status, 403);
+
+  const listed = await owner.http.get(`/api/links/${id}/requests`);
+  assert.equal(listed.status, 200);
+  const [request] = listed.body.requests;
+  assert.deepEqual({ ...request, created_at: undefined }, { id: request.id, visitorIp: '203.0.113.7', status: 'pending', email: 'carol@example.com', created_at: undefined });
+  assert.deepEqual((await owner.http.get('/api/links/pending-count')).body, { count: 1 });
+  assert.equal((await other.http.get('/api/links/pending-count')).body.count, 0);
+  const ownerMail = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', owner.email).executeTakeFirst();
+  assert.match(ownerMail!.subject, /carol@example\.com/, 'the owner is e-mailed');
+
+  assert.equal((await owner.http.get(`/api/links/${plain}/requests`)).status, 422, 'link without approval');
+  assert.equal((await owner.http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'maybe' })).status, 400);
+  assert.equal((await owner.http.patch(`/api/links/${id}/requests/999999`, { status: 'approved' })).status, 404);
+  assert.equal((await other.http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })).status, 404, 'tenancy');
+  assert.equal((await other.http.get(`/api/links/${id}/requests`)).status, 404, 'tenancy');
+
+  const approved = await owner.http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' });
+  assert.deepEqual(approved.body, { ok: true, status: 'approved' });
+  assert.notEqual(JSON.parse((await visitor.get(`/v/${id}/status`)).text).step, 'approval-pending');
+  assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
+  assert.equal((await owner.http.get('/api/links/pending-count')).body.count, 0);
+
+  const denied = new VisitorClient(app.url);
+  await denied.post(`/v/${id}/access`, { email: 'mallory@example.com' });
+  const second = (await owner.http.get(`/api/links/${id}/requests`)).body.requests[0];
+  assert.equal((await owner.http.post(`/api/links/${id}/requests/${second.id}`, { status: 'denied' })).body.status, 'denied');
+  const deniedPage = await denied.get(`/v/${id}`);
+  assert.equal(deniedPage.status, 403);
+  assert.match(deniedPage.text, /declined/);
+});
+
+test('the visitor IP comes from X-Forwarded-For only when TRUST_PROXY is set', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt', { requiresApproval: '1' });
+  await new VisitorClient(app.url, { 'x-forwarded-for': '203.0.113.9' }).post(`/v/${id}/access`, { email: 'x@example.com' });
+  const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
+  assert.equal(request.visitorIp, '127.0.0.1');
+});
+
+test('watermark and preview are burned in on the server', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const original = await makePdf(5);
+  const marked = await createLink(http, original, 'marked.pdf', { hasWatermark: '1', requiresOtp: '1', allowedDomains: 'example.com' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.post(`/v/${marked}/otp`, { email: 'zoe@example.com' });
+  await visitor.post(`/v/${marked}/otp/verify`, { code: await lastCodeFor(app, 'zoe@example.com') });
+  await visitor.get(`/v/${marked}`);
+  const content = await visitor.get(`/v/${marked}/content`);
+  assert.equal(content.status, 200);
+  assert.ok(!content.bytes.equals(original));
+  const texts = await pdfPageTexts(content.bytes);
+  assert.equal(texts.length, 5);
+  for (const text of texts) assert.match(text.replace(/\s+/g, ''), /zoe@example\.com/);
+
+  const preview = await createLink(http, original, 'preview.pdf', { previewPages: '2' });
+  const reader = new VisitorClient(app.url);
+  await reader.get(`/v/${preview}`);
+  const cut = await reader.get(`/v/${preview}/content`);
+  assert.equal(cut.headers.get('x-total-pages'), '5');
+  const cutTexts = await pdfPageTexts(cut.bytes);
+  assert.equal(cutTexts.length, 2);
+  assert.match(cutTexts[1]!, /PAGE 2/);
+
+  const video = await createLink(http, Buffer.from('\x00\x00\x00\x18ftypmp42'), 'clip.mp4', { hasWatermark: '1' });
+  const watcher = new VisitorClient(app.url);
+  assert.match((await watcher.get(`/v/${video}`)).text, /cannot carry a watermark/);
+  assert.equal((await watcher.get(`/v/${video}/content`)).status, 404, 'an unmarkable file is never sent');
+});
+
+test('time per page is accepted only from a session of that link, within sane values', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt');
+  const other = await createLink(http, 'y', 'y.txt', { addPassword: '1', password: 'pw' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${id}`);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 12 })).status, 204);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 0, seconds: 12 })).status, 400);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 99999 })).status, 400);
+  visitor.transplantCookie(`/v/${id}`, `/v/${other}`);
+  assert.equal((await visitor.postJson(`/v/${other}/track`, { page: 1, seconds: 5 })).status, 403);
+  const rows = await app.runtime.database.db.selectFrom('page_views').selectAll().execute();
+  assert.deepEqual(rows.map((r) => [r.page, r.seconds]), [[1, 12]]);
+});
