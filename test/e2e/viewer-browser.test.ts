@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { createLink } from '../helpers/files.js';
+import { makePdf } from '../helpers/pdf.js';
+import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+
+after(closeBrowser);
+
+/** Waits until pdf.js has drawn every page of the document. */
+async function waitForPdf(page: import('playwright-core').Page, pages: number): Promise<void> {
+  await page.waitForSelector(`#pdf-pages[data-rendered="${pages}"]`, { timeout: 20_000 });
+  assert.equal(await page.locator('#pdf-pages canvas').count(), pages);
+}
+
+test('OTP journey: e-mail, code from the SMTP server, document rendered by pdf.js', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'linkvault <share@example.com>' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(3), 'Board deck.pdf', { requiresOtp: '1', allowedDomains: 'example.org' });
+  const page = await openPage(t, { viewport: { width: 390, height: 844 } }); // a phone
+
+  await page.goto(`${app.url}/v/${id}`);
+  await screenshot(page, 'otp-email');
+  await page.getByLabel('E-mail address').fill('dana@example.org');
+  await page.keyboard.press('Enter');
+  await page.getByLabel('Code').waitFor();
+  await screenshot(page, 'otp-code');
+
+  const mail = await smtp.waitFor('dana@example.org');
+  assert.equal(mail.from, 'share@example.com');
+  await page.getByLabel('Code').fill(otpCodeIn(mail));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await waitForPdf(page, 3);
+  await screenshot(page, 'document-pdf');
+});
+
+test('password journey: wrong, then right', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(1), 'Contract.pdf', { addPassword: '1', password: 'open sesame' });
+  const page = await openPage(t);
+  await page.goto(`${app.url}/v/${id}`);
+  await page.getByLabel('Password').fill('wrong');
+  await page.getByRole('button', { name: 'Open' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').innerText(), /not right/);
+  await screenshot(page, 'password-wrong');
+  await page.getByLabel('Password').fill('open sesame');
+  await page.getByRole('button', { name: 'Open' }).click();
+  await waitForPdf(page, 1);
+});
+
+test('approval journey: the waiting page proceeds by itself once the owner approves; a denied one says so', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(2), 'Data.pdf', { requiresApproval: '1' });
+  const page = await openPage(t);
+  await page.goto(`${app.url}/v/${id}`);
+  await page.getByLabel('E-mail address').fill('erin@example.com');
+  await page.getByRole('button', { name: 'Request access' }).click();
+  await page.locator('#waiting').waitFor();
+  await screenshot(page, 'approval-waiting');
+
+  const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
+  await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' });
+  await waitForPdf(page, 2); // no reload by the test: the page polls and continues
+
+  const denied = await openPage(t);
+  await denied.goto(`${app.url}/v/${id}`);
+  await denied.getByLabel('E-mail address').fill('frank@example.com');
+  await denied.getByRole('button', { name: 'Request access' }).click();
+  await denied.locator('#waiting').waitFor();
+  const second = (await http.get(`/api/links/${id}/requests`)).body.requests.find((r: any) => r.email === 'frank@example.com');
+  await http.patch(`/api/links/${id}/requests/${second.id}`, { status: 'denied' });
+  await denied.getByText('declined your request').waitFor({ timeout: 15_000 });
+  await screenshot(denied, 'approval-denied');
+});
+
+test('expired, deactivated and view-limit pages', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const expiring = await createLink(http, 'x', 'x.txt', { expiration: '1h' });
+  const deactivated = await createLink(http, 'x', 'x.txt');
+  await http.patch(`/api/links/${deactivated}/active`, { isActive: false });
+  const capped = await createLink(http, 'x', 'x.txt', { maxViews: '1' });
+  const page = await openPage(t);
+
+  await page.goto(`${app.url}/v/${capped}`);
+  const second = await openPage(t);
+  const response = await second.goto(`${app.url}/v/${capped}`);
+  assert.equal(response!.status(), 410);
+  await second.getByRole('heading', { name: 'View limit reached' }).waitFor();
+  await screenshot(second, 'view-limit');
+
+  assert.equal((await page.goto(`${app.url}/v/${deactivated}`))!.status(), 403);
+  await page.getByRole('heading', { name: 'This link has been deactivated' }).waitFor();
+  await screenshot(page, 'deactivated');
+
+  now += 3_600_001;
+  assert.equal((await page.goto(`${app.url}/v/${expiring}`))!.status(), 410);
+  await page.getByRole('heading', { name: 'This link has expired' }).waitFor();
+  await screenshot(page, 'expired');
+});
+
+test('data room: the list of its links, each opening inside the room session', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const deck = await createLink(http, await makePdf(2), 'Deck.pdf');
+  const model = await createLink(http, await makePdf(1), 'Model.pdf');
+  const room = (await http.post('/api/links/room', { name: 'Series A', children_ids: [deck, model] })).body.id;
+  const page = await openPage(t);
+  await page.goto(`${app.url}/v/${room}`);
+  await page.getByRole('link', { name: /Deck\.pdf/ }).waitFor();
+  await screenshot(page, 'room');
+  await page.getByRole('link', { name: /Model\.pdf/ }).click();
+  await waitForPdf(page, 1);
+  await page.getByRole('link', { name: /Series A/ }).click();
+  await page.getByRole('link', { name: /Deck\.pdf/ }).click();
+  await waitForPdf(page, 2);
+  const views = await app.runtime.database.db.selectFrom('links').select(['id', 'views']).where('id', 'in', [room, deck]).execute();
+  assert.deepEqual(Object.fromEntries(views.map((v) => [v.id, v.views])), { [room]: 1, [deck]: 0 }, 'one room session, one view');
+});
+
+test('preview: the server sends N pages and the page says "Preview: N of M pages"', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(5), 'Report.pdf', { previewPages: '2', hasWatermark: '1', bookingUrl: 'https://cal.example.com/me' });
+  const page = await openPage(t);
+  await page.goto(`${app.url}/v/${id}`);
+  await waitForPdf(page, 2);
+  assert.equal(await page.locator('#preview-note').innerText(), 'Preview: 2 of 5 pages');
+  assert.equal(await page.getByRole('link', { name: 'Book a meeting' }).getAttribute('href'), 'https://cal.example.com/me');
+  await screenshot(page, 'preview-watermarked');
+});
