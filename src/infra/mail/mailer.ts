@@ -1,14 +1,7 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { MailOutboxRow } from '../../db/types.js';
-import {
-  claimDueMail,
-  insertMail,
-  markFailed,
-  markLogged,
-  markSent,
-  scheduleRetry,
-} from './outbox.repo.js';
+import { claimDueMail, insertMail, markFailed, markLogged, markSent, scheduleRetry } from './outbox.repo.js';
 import { createTransportCache, type MailTransportSettings } from './transport.js';
 
 export interface OutgoingMail {
@@ -125,7 +118,7 @@ export function createMailer(deps: MailerDeps): Mailer {
   async function recordFailure(mail: MailOutboxRow, error: unknown): Promise<void> {
     // Only the message text is kept: nodemailer errors carry the server reply, never the credentials.
     const reason = describeError(error);
-    const code = (error as { code?: unknown }).code;
+    const code = (error as { code?: unknown } | null | undefined)?.code;
     const context = { mailId: mail.id, to: mail.to_address, attempt: mail.attempts, code, error: reason };
     if (mail.attempts >= maxAttempts) {
       log.error(context, 'mail failed for good');
