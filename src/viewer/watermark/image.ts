@@ -4,6 +4,7 @@
  * SVG holds no text node (nothing to escape, no dependence on the server's fonts).
  */
 import sharp from 'sharp';
+import { AppError } from '../../core/errors.js';
 import { loadWatermarkFont, toDrawableText, type WatermarkFont } from './font.js';
 import { WATERMARK_ANGLE_DEGREES, WATERMARK_OPACITY, type WatermarkStamp, tileOrigins, watermarkFontSize, watermarkText } from './stamp.js';
 
@@ -15,6 +16,16 @@ const KEPT_FORMATS = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' 
 /** Below this the mark cannot be read anyway; small images get relatively bigger text. */
 const MIN_FONT_PIXELS = 10;
 
+/** An image sharp cannot decode: it cannot be shown marked. */
+export class UnreadableImageError extends AppError {
+  override name = 'UnreadableImageError';
+
+  constructor(options?: { cause?: unknown }) {
+    super(422, 'This image could not be read, so it cannot be watermarked');
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 export function canWatermarkImage(mime: string): boolean {
   return MARKABLE_IMAGES.has(mime.toLowerCase());
 }
@@ -25,7 +36,9 @@ export function canWatermarkImage(mime: string): boolean {
  */
 export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): Promise<{ bytes: Buffer; mime: string }> {
   const image = sharp(original, { autoOrient: true });
-  const metadata = await image.metadata();
+  const metadata = await image.metadata().catch((error: unknown) => {
+    throw new UnreadableImageError({ cause: error });
+  });
   const { width, height } = metadata.autoOrient;
   const overlay = markSvg(await loadWatermarkFont(), watermarkText(stamp), width, height);
   image.composite([{ input: Buffer.from(overlay), top: 0, left: 0 }]);
@@ -34,7 +47,11 @@ export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): P
   if (format === 'jpeg') image.jpeg({ quality: 90 });
   else if (format === 'webp') image.webp({ quality: 90 });
   else image.png();
-  return { bytes: await image.toBuffer(), mime: KEPT_FORMATS[format] };
+  // A header that parses over pixels that do not (a truncated upload) fails only here.
+  const bytes = await image.toBuffer().catch((error: unknown) => {
+    throw new UnreadableImageError({ cause: error });
+  });
+  return { bytes, mime: KEPT_FORMATS[format] };
 }
 
 /** An SVG the size of the image: one text line defined once, placed on every tile. */

@@ -2,7 +2,7 @@
 import { loadWatermarkFont } from './font.js';
 import { canWatermarkImage } from './image.js';
 
-export { canWatermarkImage, watermarkImage } from './image.js';
+export { UnreadableImageError, canWatermarkImage, watermarkImage } from './image.js';
 export { type PreparePdfOptions, type PreparedPdf, UnreadablePdfError, type WatermarkStamp, preparePdf, watermarkText } from './pdf.js';
 
 /** Whether a file of this type can be shown with the mark burned in. */

@@ -7,15 +7,23 @@
 import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject } from 'pdf-lib';
 
 /**
- * Document-wide entries of the catalog that a preview drops: outlines, named
- * destinations and the structure tree describe the whole document (titles, alt text of
- * cut pages), /Names also carries attachments and scripts, /AcroForm the values of fields
- * on cut pages. Kept pages still render their widgets from their own appearance streams.
+ * What a preview's catalog keeps: what renders the kept pages. The rest describes or
+ * carries the whole document and goes: outlines and named destinations (titles of cut
+ * sections), the structure tree (alt text of cut pages), /Names and /AF (attachments,
+ * scripts), /AcroForm (values of fields on cut pages), /PieceInfo (an editor's private
+ * copy of the whole file). Kept pages still draw their widgets from appearance streams.
  */
-const WHOLE_DOCUMENT_ENTRIES = ['Outlines', 'Names', 'Dests', 'StructTreeRoot', 'AcroForm', 'OpenAction', 'Threads', 'AA'];
+const KEPT_CATALOG_ENTRIES = new Set(
+  [
+    ...['Type', 'Version', 'Extensions', 'Pages', 'PageLabels', 'PageLayout', 'PageMode'],
+    ...['ViewerPreferences', 'Lang', 'Metadata', 'OCProperties', 'OutputIntents'],
+  ].map((key) => PDFName.of(key)),
+);
+
+const PIECE_INFO = PDFName.of('PieceInfo');
 
 /** Arrays under these keys list objects one by one: a cut entry is removed, not nulled. */
-const LIST_KEYS = new Set(['Kids', 'Annots', 'Fields', 'K', 'B'].map((key) => PDFName.of(key)));
+const LIST_KEYS = new Set(['Kids', 'Annots'].map((key) => PDFName.of(key)));
 
 export function cutToFirstPages(doc: PDFDocument, keep: number): void {
   const pages = doc.getPages();
@@ -30,7 +38,8 @@ export function cutToFirstPages(doc: PDFDocument, keep: number): void {
   }
 
   for (let index = pages.length - 1; index >= keep; index--) doc.removePage(index);
-  for (const key of WHOLE_DOCUMENT_ENTRIES) doc.catalog.delete(PDFName.of(key));
+  for (const key of doc.catalog.keys()) if (!KEPT_CATALOG_ENTRIES.has(key)) doc.catalog.delete(key);
+  for (const page of pages.slice(0, keep)) page.node.delete(PIECE_INFO);
   dropUnreachableObjects(doc, severed);
 }
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { PDFDocument, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream, degrees } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { UnreadablePdfError, canWatermark, canWatermarkImage, preparePdf, watermarkImage, watermarkText, type WatermarkStamp } from './index.js';
+import { UnreadableImageError, UnreadablePdfError, canWatermark, canWatermarkImage, preparePdf, watermarkImage, watermarkText, type WatermarkStamp } from './index.js';
 
 const stamp: WatermarkStamp = { identity: 'zoë.müller@example.com', at: new Date('2026-11-22T14:03:59.999Z'), viewId: '7F3K9Q' };
 
@@ -93,6 +93,8 @@ test('previewPages cuts the PDF to its first pages, and the cut pages are gone f
     );
     doc.getPage(0).node.addAnnot(link);
     doc.catalog.set(PDFName.of('OpenAction'), doc.context.obj([target, PDFName.of('Fit')]));
+    // Attachments belong to the whole document, not to the preview's pages.
+    await doc.attach(new TextEncoder().encode('SECRET-ATTACHMENT'), 'appendix.txt', { mimeType: 'text/plain' });
   });
 
   const prepared = await preparePdf(original, { stamp, previewPages: 2 });
@@ -106,6 +108,8 @@ test('previewPages cuts the PDF to its first pages, and the cut pages are gone f
   const everything = await everythingInFile(prepared.bytes);
   assert.ok(everything.includes(hexOf('PAGE 2')), 'the search below can see page text');
   for (const cut of ['PAGE 3', 'PAGE 4', 'PAGE 5']) assert.ok(!everything.includes(hexOf(cut)), `${cut} is gone from the file`);
+  assert.ok(!everything.includes('SECRET-ATTACHMENT'), 'attachments are gone');
+  assert.ok((await everythingInFile(original)).includes('SECRET-ATTACHMENT'), 'the same search finds the attachment in the original');
 });
 
 test('previewPages without a stamp; a preview as long as the document keeps the original bytes', async () => {
@@ -124,6 +128,12 @@ test('previewPages without a stamp; a preview as long as the document keeps the 
     assert.equal(untouched.bytes, original, `previewPages ${previewPages} passes the original through`);
   }
   await assert.rejects(preparePdf(original, { previewPages: 0 }), RangeError);
+});
+
+test('characters the font lacks become "?" instead of invisible boxes', async () => {
+  const prepared = await preparePdf(await makePdf(1), { stamp: { ...stamp, identity: '张伟@example.com' } });
+  const [text] = await pageTexts(prepared.bytes);
+  assert.ok(text!.includes('??@example.com · '), text!.slice(0, 200));
 });
 
 test('a damaged or encrypted PDF is an UnreadablePdfError (422)', async () => {
@@ -190,6 +200,17 @@ test('XML-special identities, GIFs and EXIF-rotated JPEGs', async () => {
   const upright = await watermarkImage(sideways, stamp);
   const metadata = await sharp(upright.bytes).metadata();
   assert.deepEqual([metadata.width, metadata.height, metadata.orientation], [200, 300, undefined]);
+});
+
+test('an image sharp cannot decode is an UnreadableImageError (422)', async () => {
+  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background } }).png().toBuffer();
+  for (const bytes of [Buffer.from('not an image'), png.subarray(0, 100)]) {
+    await assert.rejects(watermarkImage(bytes, stamp), (error: unknown) => {
+      assert.ok(error instanceof UnreadableImageError, String(error));
+      assert.equal(error.status, 422);
+      return true;
+    });
+  }
 });
 
 test('which types can carry the mark', () => {
