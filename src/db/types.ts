@@ -139,6 +139,126 @@ export interface MailOutboxTable {
   sent_at: number | null;
 }
 
+export interface BrandingTable {
+  account_id: number;
+  company_name: string | null;
+  logo_key: string | null;
+  primary_color: string | null;
+  bg_color: string | null;
+  btn_text_color: string | null;
+  btn_radius: string | null;
+  card_bg_color: string | null;
+  card_border_color: string | null;
+  text_color: string | null;
+  logo_size: number | null;
+  custom_domain: string | null;
+  smtp_host: string | null;
+  smtp_port: number | null;
+  smtp_encryption: 'none' | 'ssl' | 'starttls' | null;
+  smtp_username: string | null;
+  smtp_password_sealed: string | null;
+  from_email: string | null;
+  from_name: string | null;
+  email_locale: 'en' | 'es' | 'fr' | 'pt' | 'it' | null;
+  updated_at: number;
+}
+
+export interface IntegrationsTable {
+  id: Generated<number>;
+  account_id: number;
+  type: 'slack' | 'teams';
+  channel: string;
+  webhook_url_sealed: string;
+  enabled: Generated<number>;
+  created_at: number;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  account_id: number;
+  type: string;
+  link_id: string | null;
+  /** JSON object */
+  payload: string;
+  created_at: number;
+}
+
+export interface EventDeliveriesTable {
+  id: Generated<number>;
+  event_id: number;
+  integration_id: number;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+export interface PortalsTable {
+  id: string;
+  account_id: number;
+  name: string;
+  slug: string;
+  /** JSON array of lower-case addresses */
+  allowed_emails: Generated<string>;
+  created_at: number;
+}
+
+export interface PortalLinksTable {
+  portal_id: string;
+  link_id: string;
+  created_at: number;
+}
+
+export interface PortalSessionsTable {
+  id: Generated<number>;
+  token_hash: string;
+  portal_id: string;
+  email: string | null;
+  otp_email: string | null;
+  verified_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LinkTemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** JSON of Partial<LinkSettings> */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StripeAccountsTable {
+  account_id: number;
+  stripe_account_id: string;
+  charges_enabled: Generated<number>;
+  checked_at: number;
+  created_at: number;
+}
+
+export interface PurchasesTable {
+  id: Generated<number>;
+  link_id: string;
+  checkout_session_id: string;
+  email: string;
+  amount: number;
+  currency: string;
+  link_version: number;
+  downloads_left: number;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface StripeEventsTable {
+  event_id: string;
+  type: string;
+  processed_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -150,6 +270,17 @@ export interface Database {
   access_requests: AccessRequestsTable;
   page_views: PageViewsTable;
   mail_outbox: MailOutboxTable;
+  branding: BrandingTable;
+  integrations: IntegrationsTable;
+  events: EventsTable;
+  event_deliveries: EventDeliveriesTable;
+  portals: PortalsTable;
+  portal_links: PortalLinksTable;
+  portal_sessions: PortalSessionsTable;
+  link_templates: LinkTemplatesTable;
+  stripe_accounts: StripeAccountsTable;
+  purchases: PurchasesTable;
+  stripe_events: StripeEventsTable;
 }
 
 export type VisitRow = Selectable<VisitsTable>;

@@ -2,12 +2,20 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';
 import * as links from './0002-links.js';
 import * as visitors from './0003-visitors.js';
+import * as branding from './0004-branding.js';
+import * as events from './0005-events.js';
+import * as portalsAndTemplates from './0006-portals-templates.js';
+import * as payments from './0007-payments.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-links': links,
   '0003-visitors': visitors,
+  '0004-branding': branding,
+  '0005-events': events,
+  '0006-portals-templates': portalsAndTemplates,
+  '0007-payments': payments,
 };
 
 export const migrationProvider: MigrationProvider = {
