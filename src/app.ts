@@ -78,10 +78,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
     await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads });
     await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
+    // API modules: one register line each, above this comment.
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
 
+  // Visitor-facing plugins other than /v (portal pages, public assets): one line each, above this comment.
   await registerViewerAssets(app);
   await app.register(viewerRoutes, {
     prefix: '/v',

@@ -66,6 +66,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const otp = createOtpService({ db, clock, counter });
   const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications });
+  // Services of later modules: construct them above this comment and list them in `services`.
 
   return {
     config,
