@@ -15,8 +15,9 @@ import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
 import { uploadRoutes } from './modules/upload/upload.routes.js';
 import { accessRequestsRoutes } from './modules/access-requests/access-requests.routes.js';
+import { brandingAssetRoutes, brandingRoutes } from './modules/branding/branding.routes.js';
+import { sharingRoutes } from './modules/sharing/sharing.routes.js';
 import { registerViewerAssets } from './viewer/assets.js';
-import { defaultBrandProvider } from './viewer/brand.js';
 import { createDocumentContent } from './viewer/document-content.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
 import type { Runtime } from './runtime.js';
@@ -78,11 +79,14 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
     await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads });
     await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
+    await api.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
+    await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
     // API modules: one register line each, above this comment.
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
 
+  await app.register(brandingAssetRoutes, { branding: services.branding });
   // Visitor-facing plugins other than /v (portal pages, public assets): one line each, above this comment.
   await registerViewerAssets(app);
   await app.register(viewerRoutes, {
@@ -90,7 +94,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     visits: services.visits,
     links: services.links,
     content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
-    brandFor: defaultBrandProvider,
+    brandFor: services.branding.brandFor,
+    accountForHost: services.branding.accountForDomain,
     publicUrl: config.publicUrl,
     clock: runtime.clock,
   });

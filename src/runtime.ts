@@ -11,12 +11,14 @@ import { createMailer, transportSettingsFromUrl } from './infra/mail/index.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createDownloadsService } from './modules/downloads/downloads.service.js';
 import { createFileIntake } from './modules/files/file-intake.js';
 import { createFileReader } from './modules/files/file-reader.js';
 import { createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
+import { createSharingService } from './modules/sharing/sharing.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createOtpService } from './modules/visits/otp.service.js';
 import { createVisitsService } from './modules/visits/visits.service.js';
@@ -53,7 +55,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const accounts = createAccountsService({ db, clock, apiKeys });
   const intake = createFileIntake({ blobs, masterKey, cipherPool });
   const reader = createFileReader({ blobs, masterKey });
-  const links = createLinksService({ db, clock, blobs, publicUrl: config.publicUrl });
+  const branding = createBrandingService({ db, clock, blobs, masterKey, publicUrl: config.publicUrl, systemFrom: config.mailFrom });
+  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase });
   const uploads = createUploadService({ links, intake, paymentsConfigured: config.stripeSecretKey !== undefined });
   const downloads = createDownloadsService({ db, clock, reader, links });
   const mailer = createMailer({
@@ -61,11 +64,13 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     clock,
     log,
     systemTransport: config.smtpUrl ? transportSettingsFromUrl(config.smtpUrl, config.mailFrom) : null,
+    accountTransport: branding.smtpFor,
   });
-  const notifications = createNotifications({ db, mailer, viewerUrl: links.viewerUrl });
+  const notifications = createNotifications({ db, mailer, viewerUrlFor: links.viewerUrlFor });
   const otp = createOtpService({ db, clock, counter });
   const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications });
+  const sharing = createSharingService({ links, notify: notifications });
   // Services of later modules: construct them above this comment and list them in `services`.
 
   return {
@@ -78,7 +83,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     intake,
     reader,
     mailer,
-    services: { apiKeys, accounts, links, uploads, downloads, otp, visits, accessRequests },
+    services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests },
     /** Work that runs beside the requests (mail delivery); the CLI's one-shot commands skip it. */
     startBackgroundWork() {
       mailer.start();

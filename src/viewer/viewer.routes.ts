@@ -18,6 +18,8 @@ interface ViewerDeps {
   links: Pick<LinksService, 'roomChildren' | 'findForVisitor'>;
   content: DocumentContent;
   brandFor: BrandProvider;
+  /** The account whose custom domain a Host is, if any. */
+  accountForHost: (host: string) => Promise<number | undefined>;
   publicUrl: string;
   clock: () => number;
 }
@@ -40,7 +42,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, links, content, brandFor, publicUrl, clock } = deps;
+  const { visits, links, content, brandFor, accountForHost, publicUrl, clock } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   app.addHook('onSend', async (_request, reply) => {
@@ -51,10 +53,11 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   });
 
   const base = (linkId: string) => `/v/${linkId}`;
-  const visitorOf = (request: FastifyRequest): Visitor => ({
+  const visitorOf = async (request: FastifyRequest): Promise<Visitor> => ({
     token: readVisitToken(request),
     ip: request.ip,
     userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+    hostAccountId: await accountForHost(request.hostname),
   });
   const remember = (request: FastifyRequest, reply: FastifyReply, linkId: string, token: string, maxAgeSeconds: number) =>
     setVisitCookie(reply, base(linkId), token, publicUrl.startsWith('https:') || request.protocol === 'https', maxAgeSeconds);
@@ -119,7 +122,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   }
 
   app.get('/:id', { schema: { hide: true, params: LinkParams } }, async (request, reply) => {
-    const { link, state, token } = await visits.enter(request.params.id, visitorOf(request));
+    const { link, state, token } = await visits.enter(request.params.id, await visitorOf(request));
     if (token && state.step === 'session') remember(request, reply, link!.id, token, (state.expiresAt - clock()) / 1000);
     return renderState(reply, link, state);
   });
@@ -128,7 +131,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   function gateForm(path: string, action: (linkId: string, visitor: Visitor, body: { email?: string; code?: string; password?: string }) => Promise<string | void>) {
     app.post(`/:id/${path}`, { schema: { hide: true, params: LinkParams, body: FormBody } }, async (request, reply) => {
       const linkId = request.params.id;
-      const visitor = visitorOf(request);
+      const visitor = await visitorOf(request);
       try {
         const token = await action(linkId, visitor, request.body ?? {});
         if (token) remember(request, reply, linkId, token, 7 * 86_400);
@@ -148,13 +151,13 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   gateForm('access', (linkId, visitor, body) => visits.requestAccess(linkId, visitor, body.email ?? ''));
 
   app.get('/:id/status', { schema: { hide: true, params: LinkParams } }, async (request) => {
-    const { state } = await visits.inspect(request.params.id, visitorOf(request));
+    const { state } = await visits.inspect(request.params.id, await visitorOf(request));
     return { step: state.step === 'ready' ? 'approved' : state.step };
   });
 
   /** The link's session, or 403: document bytes never leave without one. */
   async function session(request: FastifyRequest, linkId: string) {
-    const { link, state } = await visits.inspect(linkId, visitorOf(request));
+    const { link, state } = await visits.inspect(linkId, await visitorOf(request));
     if (!link || state.step !== 'session') throw forbidden('Open the link and pass its checks first');
     return { link, visit: state.visit };
   }
@@ -192,7 +195,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       body: Type.Object({ page: Type.Integer({ minimum: 1, maximum: 100_000 }), seconds: Type.Integer({ minimum: 1, maximum: 3600 }) }),
     },
   }, async (request, reply) => {
-    const tracked = await visits.trackPage(request.params.id, visitorOf(request), request.body.page, request.body.seconds);
+    const tracked = await visits.trackPage(request.params.id, await visitorOf(request), request.body.page, request.body.seconds);
     if (!tracked) throw forbidden('No view session for this link');
     return reply.code(204).send();
   });

@@ -31,18 +31,25 @@ export function toLinkMetadata(link: LinkRow) {
   };
 }
 
-export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>; publicUrl: string }) {
-  const { db, clock, blobs, publicUrl } = deps;
-  const viewerUrl = (id: string) => `${publicUrl}/v/${id}`;
+export function createLinksService(deps: {
+  db: Db;
+  clock: Clock;
+  blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>;
+  /** Where an account's viewer links live: its custom domain, or PUBLIC_URL. */
+  viewerBase: (accountId: number) => Promise<string>;
+}) {
+  const { db, clock, blobs, viewerBase } = deps;
+  /** The viewer URL of an account's link, on the account's own domain when it has one. */
+  const viewerUrlFor = async (accountId: number, id: string) => `${await viewerBase(accountId)}/v/${id}`;
 
-  function toListItem(link: LinkRow) {
+  function toListItem(link: LinkRow, base: string) {
     return {
       ...toLinkMetadata(link),
       kind: link.kind,
       is_active: link.is_active === 1,
       version: link.version,
       size: link.size,
-      viewer_url: viewerUrl(link.id),
+      viewer_url: `${base}/v/${link.id}`,
       created_at: new Date(link.created_at).toISOString(),
       expires_at: new Date(link.expires_at).toISOString(),
     };
@@ -62,7 +69,7 @@ export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<Blo
   }
 
   return {
-    viewerUrl,
+    viewerUrlFor,
     newLinkId: () => randomBase62(22),
 
     async createFileLink(accountId: number, linkId: string, file: StoredFile, settings: LinkSettings) {
@@ -94,17 +101,18 @@ export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<Blo
         created_at: now,
         expires_at: now + EXPIRATIONS[settings.expiration],
       });
-      return { id: linkId, viewer_url: viewerUrl(linkId) };
+      return { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
     },
 
     async list(accountId: number, query: { page: number; limit: number; tab: repo.LinkTab }) {
       const now = clock();
-      const [total, rows] = await Promise.all([
+      const [total, rows, base] = await Promise.all([
         repo.countLinks(db, accountId, query.tab, now),
         repo.listLinks(db, accountId, query.tab, now, query.limit, (query.page - 1) * query.limit),
+        viewerBase(accountId),
       ]);
       return {
-        links: rows.map(toListItem),
+        links: rows.map((row) => toListItem(row, base)),
         pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
       };
     },
@@ -192,7 +200,7 @@ export function createLinksService(deps: { db: Db; clock: Clock; blobs: Pick<Blo
         });
         await repo.insertRoomLinks(trx, id, childIds);
       });
-      return { id, viewer_url: viewerUrl(id) };
+      return { id, viewer_url: await viewerUrlFor(accountId, id) };
     },
 
     /** Any account's link by id, for the visitor pages (the id itself is the capability). */

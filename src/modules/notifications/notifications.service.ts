@@ -3,6 +3,7 @@ import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import type { OutgoingMail } from '../../infra/mail/index.js';
 import { findAccountById } from '../accounts/accounts.repo.js';
 import type { Decision, DecisionNotifier } from '../access-requests/access-requests.service.js';
+import type { ShareNotifier } from '../sharing/sharing.service.js';
 import type { Notifications } from '../visits/visits.service.js';
 
 /**
@@ -12,9 +13,9 @@ import type { Notifications } from '../visits/visits.service.js';
 export function createNotifications(deps: {
   db: Db;
   mailer: { enqueue(mail: OutgoingMail): Promise<number> };
-  viewerUrl: (linkId: string) => string;
-}): Notifications & DecisionNotifier {
-  const { db, mailer, viewerUrl } = deps;
+  viewerUrlFor: (accountId: number, linkId: string) => Promise<string>;
+}): Notifications & DecisionNotifier & ShareNotifier {
+  const { db, mailer, viewerUrlFor } = deps;
   return {
     async otpCode(link: LinkRow, email: string, code: string) {
       await mailer.enqueue({
@@ -38,6 +39,16 @@ export function createNotifications(deps: {
       });
     },
 
+    async documentShared(link: LinkRow, recipient: string, viewerUrl: string, message: string | null) {
+      const owner = await findAccountById(db, link.account_id);
+      await mailer.enqueue({
+        accountId: link.account_id,
+        to: recipient,
+        subject: `${owner?.name ?? owner?.email ?? 'Someone'} shared ${link.name} with you`,
+        text: `${message ? `${message}\n\n` : ''}Open "${link.name}": ${viewerUrl}`,
+      });
+    },
+
     async accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision) {
       await mailer.enqueue({
         accountId: link.account_id,
@@ -45,7 +56,7 @@ export function createNotifications(deps: {
         subject: decision === 'approved' ? `You can now view ${link.name}` : `Your request to view ${link.name} was declined`,
         text:
           decision === 'approved'
-            ? `Your request to view "${link.name}" was approved. Open it here: ${viewerUrl(link.id)}`
+            ? `Your request to view "${link.name}" was approved. Open it here: ${await viewerUrlFor(link.account_id, link.id)}`
             : `Your request to view "${link.name}" was declined by its owner.`,
       });
     },

@@ -21,6 +21,8 @@ export interface Visitor {
   token: string | undefined;
   ip: string;
   userAgent: string | null;
+  /** Set when the request came in on an account's custom domain: only that account's links exist there. */
+  hostAccountId?: number;
 }
 
 /** Where a visitor stands on a link, in DESIGN's gate order. */
@@ -62,6 +64,12 @@ export function createVisitsService(deps: {
 }) {
   const { db, clock, counter, links, otp, notify } = deps;
 
+  /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
+  async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
+    const link = await links.findForVisitor(linkId);
+    return link && (visitor.hostAccountId === undefined || link.account_id === visitor.hostAccountId) ? link : undefined;
+  }
+
   async function visitOf(link: LinkRow, visitor: Visitor): Promise<VisitRow | undefined> {
     return visitor.token ? findLiveVisit(db, sha256Hex(visitor.token), link.id, clock()) : undefined;
   }
@@ -98,7 +106,7 @@ export function createVisitsService(deps: {
 
   /** Loads the link and the visit, and refuses a form for a step the visitor is not on. */
   async function atStep(linkId: string, visitor: Visitor, steps: GateState['step'][]) {
-    const link = await links.findForVisitor(linkId);
+    const link = await linkFor(linkId, visitor);
     const visit = link ? await visitOf(link, visitor) : undefined;
     const state = await gateState(link, visit);
     if (!link || !steps.includes(state.step)) throw unprocessable('This step is not available any more; reload the page');
@@ -106,7 +114,7 @@ export function createVisitsService(deps: {
   }
 
   async function inspect(linkId: string, visitor: Visitor): Promise<{ link: LinkRow | undefined; state: GateState }> {
-    const link = await links.findForVisitor(linkId);
+    const link = await linkFor(linkId, visitor);
     return { link, state: await gateState(link, link ? await visitOf(link, visitor) : undefined) };
   }
 
@@ -152,7 +160,7 @@ export function createVisitsService(deps: {
 
     /** Marks the OTP gate passed for an address verified elsewhere (a client portal). */
     async trustVerifiedEmail(linkId: string, visitor: Visitor, email: string): Promise<string | undefined> {
-      const link = await links.findForVisitor(linkId);
+      const link = await linkFor(linkId, visitor);
       if (!link || link.requires_otp !== 1 || !isAllowedOtpEmail(link, email)) return undefined;
       const { visit, token } = await ensureVisit(link, visitor);
       await updateVisit(db, visit.id, { otp_passed: 1, email });
@@ -185,7 +193,7 @@ export function createVisitsService(deps: {
 
     /** Seconds spent on a page, reported by the viewer; only for the session's own link. */
     async trackPage(linkId: string, visitor: Visitor, page: number, seconds: number): Promise<boolean> {
-      const link = await links.findForVisitor(linkId);
+      const link = await linkFor(linkId, visitor);
       const visit = link ? await visitOf(link, visitor) : undefined;
       if (!visit?.session_started_at) return false;
       await insertPageView(db, { visitId: visit.id, page, seconds, now: clock() });

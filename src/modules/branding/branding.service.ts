@@ -1,0 +1,162 @@
+import { Readable } from 'node:stream';
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { BrandingTable } from '../../db/types.js';
+import { notFound, unprocessable } from '../../core/errors.js';
+import { seal, unseal } from '../../infra/crypto/sealed.js';
+import { randomBase62 } from '../../infra/crypto/tokens.js';
+import type { MailTransportSettings } from '../../infra/mail/index.js';
+import type { BlobStore } from '../../infra/storage/index.js';
+import { DEFAULT_BRAND, type Brand } from '../../viewer/brand.js';
+import { parseBrandingFields } from './branding-fields.js';
+import { accountIdForDomain, findBranding, upsertBranding } from './branding.repo.js';
+import { reencodeLogo } from './logo.js';
+
+type BrandingRow = Partial<BrandingTable> | undefined;
+
+const passwordContext = (accountId: number) => `branding.smtp_password:${accountId}`;
+const logoPath = (accountId: number, logoKey: string) => `/branding/${accountId}/${logoKey.slice(logoKey.lastIndexOf('/') + 1)}`;
+
+function brandOf(row: BrandingRow, accountId: number): Brand {
+  return {
+    companyName: row?.company_name ?? DEFAULT_BRAND.companyName,
+    logoUrl: row?.logo_key ? logoPath(accountId, row.logo_key) : null,
+    logoSize: row?.logo_size ?? DEFAULT_BRAND.logoSize,
+    primaryColor: row?.primary_color ?? DEFAULT_BRAND.primaryColor,
+    bgColor: row?.bg_color ?? DEFAULT_BRAND.bgColor,
+    btnTextColor: row?.btn_text_color ?? DEFAULT_BRAND.btnTextColor,
+    btnRadius: row?.btn_radius ?? DEFAULT_BRAND.btnRadius,
+    cardBgColor: row?.card_bg_color ?? DEFAULT_BRAND.cardBgColor,
+    cardBorderColor: row?.card_border_color ?? DEFAULT_BRAND.cardBorderColor,
+    textColor: row?.text_color ?? DEFAULT_BRAND.textColor,
+  };
+}
+
+/** Branding and mail-sending settings of an account, with their defaults filled in. */
+function viewOf(row: BrandingRow, accountId: number) {
+  const brand = brandOf(row, accountId);
+  return {
+    company_name: brand.companyName,
+    logo_url: brand.logoUrl,
+    primary_color: brand.primaryColor,
+    bg_color: brand.bgColor,
+    btn_text_color: brand.btnTextColor,
+    btn_radius: brand.btnRadius,
+    card_bg_color: brand.cardBgColor,
+    card_border_color: brand.cardBorderColor,
+    text_color: brand.textColor,
+    logo_size: brand.logoSize,
+    custom_domain: row?.custom_domain ?? null,
+    smtp_host: row?.smtp_host ?? null,
+    smtp_port: row?.smtp_port ?? null,
+    smtp_encryption: row?.smtp_encryption ?? null,
+    smtp_username: row?.smtp_username ?? null,
+    smtp_password_set: Boolean(row?.smtp_password_sealed),
+    from_email: row?.from_email ?? null,
+    from_name: row?.from_name ?? null,
+    email_locale: row?.email_locale ?? 'en',
+  };
+}
+
+export type BrandingView = ReturnType<typeof viewOf>;
+
+export function createBrandingService(deps: {
+  db: Db;
+  clock: Clock;
+  blobs: Pick<BlobStore, 'put' | 'get' | 'delete'>;
+  masterKey: Buffer;
+  publicUrl: string;
+  systemFrom: string;
+}) {
+  const { db, clock, blobs, masterKey, publicUrl, systemFrom } = deps;
+
+  async function storeLogo(accountId: number, upload: Buffer): Promise<string> {
+    const png = await reencodeLogo(upload);
+    const key = `branding/${accountId}/logo-${randomBase62(12)}.png`;
+    await blobs.put(key, Readable.from([png]));
+    return key;
+  }
+
+  return {
+    async get(accountId: number): Promise<BrandingView> {
+      return viewOf(await findBranding(db, accountId), accountId);
+    },
+
+    /** Applies the fields present (and a new logo, if sent); answers the settings as they now are. */
+    async update(accountId: number, fields: Record<string, unknown>, logo?: Buffer): Promise<BrandingView> {
+      const { patch, smtpPassword } = parseBrandingFields(fields);
+      if (patch.custom_domain) {
+        const owner = await accountIdForDomain(db, patch.custom_domain);
+        if (owner !== undefined && owner !== accountId) throw unprocessable(`The domain ${patch.custom_domain} is already used by another account`);
+      }
+      if (smtpPassword !== undefined) {
+        patch.smtp_password_sealed = smtpPassword === null ? null : seal(masterKey, smtpPassword, passwordContext(accountId));
+      }
+      const previous = await findBranding(db, accountId);
+      if (logo) patch.logo_key = await storeLogo(accountId, logo);
+      try {
+        await upsertBranding(db, accountId, patch, clock());
+      } catch (error) {
+        if (patch.logo_key) await blobs.delete(patch.logo_key);
+        throw error;
+      }
+      if (logo && previous?.logo_key) await blobs.delete(previous.logo_key);
+      return viewOf(await findBranding(db, accountId), accountId);
+    },
+
+    async removeLogo(accountId: number): Promise<void> {
+      const row = await findBranding(db, accountId);
+      if (!row?.logo_key) return;
+      await upsertBranding(db, accountId, { logo_key: null }, clock());
+      await blobs.delete(row.logo_key);
+    },
+
+    /** The logo bytes behind a logo_url, for the public asset route. */
+    async openLogo(accountId: number, fileName: string): Promise<Readable> {
+      const row = await findBranding(db, accountId);
+      if (!row?.logo_key || logoPath(accountId, row.logo_key) !== `/branding/${accountId}/${fileName}`) throw notFound('Logo');
+      return blobs.get(row.logo_key);
+    },
+
+    /** The brand dressing visitor pages and e-mails. */
+    async brandFor(accountId: number): Promise<Brand> {
+      return brandOf(await findBranding(db, accountId), accountId);
+    },
+
+    /** The brand with an absolute logo URL (mail clients need one) and the mail language. */
+    async mailBrandFor(accountId: number) {
+      const row = await findBranding(db, accountId);
+      const brand = brandOf(row, accountId);
+      const base = row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
+      return { brand: { ...brand, logoUrl: brand.logoUrl && `${base}${brand.logoUrl}` }, locale: row?.email_locale ?? 'en' };
+    },
+
+    /** The account's own SMTP server, when it has set one. */
+    async smtpFor(accountId: number): Promise<MailTransportSettings | null> {
+      const row = await findBranding(db, accountId);
+      if (!row?.smtp_host) return null;
+      const encryption = row.smtp_encryption ?? 'starttls';
+      const address = row.from_email ?? row.smtp_username ?? '';
+      return {
+        host: row.smtp_host,
+        port: row.smtp_port ?? (encryption === 'ssl' ? 465 : 587),
+        secure: encryption === 'ssl',
+        requireTLS: encryption === 'starttls',
+        user: row.smtp_username ?? undefined,
+        pass: row.smtp_password_sealed ? unseal(masterKey, row.smtp_password_sealed, passwordContext(accountId)) : undefined,
+        from: address.includes('@') ? (row.from_name ? `"${row.from_name.replaceAll('"', "'")}" <${address}>` : address) : systemFrom,
+      };
+    },
+
+    /** The account a request's Host belongs to, when the host is someone's custom domain. */
+    accountForDomain: (host: string) => accountIdForDomain(db, host.toLowerCase()),
+
+    /** Where the account's viewer links live: its custom domain (TLS at the proxy) or PUBLIC_URL. */
+    async viewerBase(accountId: number): Promise<string> {
+      const row = await findBranding(db, accountId);
+      return row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
+    },
+  };
+}
+
+export type BrandingService = ReturnType<typeof createBrandingService>;

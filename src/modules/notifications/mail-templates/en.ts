@@ -1,0 +1,65 @@
+import type { MailStrings } from './types.js';
+
+const q = (name: string) => `“${name}”`;
+const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
+
+export const en: MailStrings = {
+  htmlLang: 'en',
+  layout: {
+    sentBy: (company) => `Sent by ${company} via linkvault`,
+    sentVia: 'Sent via linkvault',
+    linkFallback: 'If the button doesn’t work, copy and paste this link into your browser:',
+  },
+  otpCode: {
+    subject: (d) => `${d.code} is your code to view ${q(d.documentName)}`,
+    preheader: (d) => `It’s valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Your verification code',
+    intro: (d) => `Enter this code to open ${q(d.documentName)}:`,
+    validity: (d) => `The code is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    ignore: 'If you didn’t request it, you can safely ignore this email. Never share this code with anyone.',
+  },
+  documentShared: {
+    subject: (d) => `${d.senderName} shared ${q(d.documentName)} with you`,
+    preheader: () => 'Open it right in your browser.',
+    heading: 'A document has been shared with you',
+    intro: (d) => `${d.senderName} has shared the document ${q(d.documentName)} with you.`,
+    messageFrom: (d) => `A message from ${d.senderName}:`,
+    button: 'View document',
+  },
+  accessRequested: {
+    subject: (d) => `${d.requesterEmail} is asking to view ${q(d.documentName)}`,
+    preheader: () => 'Approve or deny the request through the API.',
+    heading: 'New access request',
+    intro: (d) => `${d.requesterEmail} has asked for access to ${q(d.documentName)}.`,
+    labels: { email: 'Email', ip: 'IP address', requestId: 'Request ID' },
+    approveHowTo: 'To approve it, send this request to the API:',
+    denyHowTo: (body) => `To deny it, send the same request with ${body} instead.`,
+    outcome: 'The visitor will be told of your decision by email.',
+  },
+  accessApproved: {
+    subject: (d) => `You can now view ${q(d.documentName)}`,
+    preheader: () => 'Your access request has been approved.',
+    heading: 'Access granted',
+    intro: (d) => `Good news: your request to view ${q(d.documentName)} has been approved.`,
+    button: 'View document',
+  },
+  accessDenied: {
+    subject: (d) => `Your request to view ${q(d.documentName)} was declined`,
+    preheader: () => 'The owner of the document has declined your request.',
+    heading: 'Request declined',
+    intro: (d) => `The person who shared ${q(d.documentName)} has declined your request for access.`,
+    followUp: 'If you think this is a mistake, please get in touch with whoever sent you the link.',
+  },
+  purchaseReceipt: {
+    subject: (d) => `Your receipt for ${q(d.documentName)}`,
+    preheader: () => 'Your download link is ready.',
+    heading: 'Thank you for your purchase',
+    intro: (d) => `We’ve received your payment of ${d.amountFormatted} for ${q(d.documentName)}.`,
+    labels: { document: 'Document', amount: 'Amount paid' },
+    button: 'Download the file',
+    limits: (d) =>
+      `You can use this link to download the file ${d.downloadsAllowed === 1 ? 'once' : `up to ${d.downloadsAllowed} times`} ` +
+      `over the next ${d.validDays === 1 ? 'day' : `${d.validDays} days`}.`,
+    keepSafe: 'Keep this email and don’t forward it: anyone with the link can download the file.',
+  },
+};

@@ -1,0 +1,66 @@
+import type { MailStrings } from './types.js';
+
+// Neutral Spanish, addressing the reader as "tú"; Spanish quotes «…» as the RAE recommends.
+const q = (name: string) => `«${name}»`;
+const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
+
+export const es: MailStrings = {
+  htmlLang: 'es',
+  layout: {
+    sentBy: (company) => `Enviado por ${company} a través de linkvault`,
+    sentVia: 'Enviado a través de linkvault',
+    linkFallback: 'Si el botón no funciona, copia y pega este enlace en tu navegador:',
+  },
+  otpCode: {
+    subject: (d) => `${d.code} es tu código para ver ${q(d.documentName)}`,
+    preheader: (d) => `Es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Tu código de verificación',
+    intro: (d) => `Usa este código para abrir ${q(d.documentName)}:`,
+    validity: (d) => `El código es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Si no has pedido este código, puedes ignorar este correo. No lo compartas con nadie.',
+  },
+  documentShared: {
+    subject: (d) => `${d.senderName} ha compartido ${q(d.documentName)} contigo`,
+    preheader: () => 'Ábrelo directamente en tu navegador.',
+    heading: 'Han compartido un documento contigo',
+    intro: (d) => `${d.senderName} ha compartido contigo el documento ${q(d.documentName)}.`,
+    messageFrom: (d) => `Mensaje de ${d.senderName}:`,
+    button: 'Ver el documento',
+  },
+  accessRequested: {
+    subject: (d) => `${d.requesterEmail} solicita acceso a ${q(d.documentName)}`,
+    preheader: () => 'Aprueba o deniega la solicitud desde la API.',
+    heading: 'Nueva solicitud de acceso',
+    intro: (d) => `${d.requesterEmail} ha solicitado acceso a ${q(d.documentName)}.`,
+    labels: { email: 'Correo electrónico', ip: 'Dirección IP', requestId: 'ID de la solicitud' },
+    approveHowTo: 'Para aprobarla, envía esta petición a la API:',
+    denyHowTo: (body) => `Para denegarla, envía la misma petición con ${body}.`,
+    outcome: 'El visitante recibirá un correo con tu respuesta.',
+  },
+  accessApproved: {
+    subject: (d) => `Ya puedes ver ${q(d.documentName)}`,
+    preheader: () => 'Se ha aprobado tu solicitud de acceso.',
+    heading: 'Acceso concedido',
+    intro: (d) => `Buenas noticias: se ha aprobado tu solicitud para ver ${q(d.documentName)}.`,
+    button: 'Ver el documento',
+  },
+  accessDenied: {
+    subject: (d) => `Se ha denegado tu solicitud para ver ${q(d.documentName)}`,
+    preheader: () => 'Quien compartió el documento no ha aprobado tu solicitud.',
+    heading: 'Solicitud denegada',
+    intro: (d) => `Quien compartió ${q(d.documentName)} ha denegado tu solicitud de acceso.`,
+    followUp: 'Si crees que se trata de un error, ponte en contacto con la persona que te envió el enlace.',
+  },
+  purchaseReceipt: {
+    subject: (d) => `Recibo de tu compra: ${q(d.documentName)}`,
+    preheader: () => 'Tu enlace de descarga ya está listo.',
+    heading: '¡Gracias por tu compra!',
+    intro: (d) => `Hemos recibido tu pago de ${d.amountFormatted} por ${q(d.documentName)}.`,
+    labels: { document: 'Documento', amount: 'Total pagado' },
+    button: 'Descargar el archivo',
+    limits: (d) =>
+      `Con este enlace puedes descargar el archivo hasta ${plural(d.downloadsAllowed, 'vez', 'veces')} ` +
+      `durante ${d.validDays === 1 ? 'el próximo día' : `los próximos ${d.validDays} días`}.`,
+    keepSafe: 'Guarda este correo y no lo reenvíes: cualquiera que tenga el enlace podrá descargar el archivo.',
+  },
+};

@@ -1,0 +1,66 @@
+import type { MailStrings } from './types.js';
+
+// Brazilian Portuguese (pt-BR), addressing the reader as "você"; Brazilian quotes “…”.
+const q = (name: string) => `“${name}”`;
+const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
+
+export const pt: MailStrings = {
+  htmlLang: 'pt-BR',
+  layout: {
+    sentBy: (company) => `Enviado por ${company} via linkvault`,
+    sentVia: 'Enviado via linkvault',
+    linkFallback: 'Se o botão não funcionar, copie e cole este link no seu navegador:',
+  },
+  otpCode: {
+    subject: (d) => `${d.code} é o seu código para acessar ${q(d.documentName)}`,
+    preheader: (d) => `Ele é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Seu código de verificação',
+    intro: (d) => `Digite este código para abrir ${q(d.documentName)}:`,
+    validity: (d) => `O código é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Se você não pediu este código, pode ignorar este e-mail. Não compartilhe o código com ninguém.',
+  },
+  documentShared: {
+    subject: (d) => `${d.senderName} compartilhou ${q(d.documentName)} com você`,
+    preheader: () => 'Abra direto no seu navegador.',
+    heading: 'Um documento foi compartilhado com você',
+    intro: (d) => `${d.senderName} compartilhou o documento ${q(d.documentName)} com você.`,
+    messageFrom: (d) => `Mensagem de ${d.senderName}:`,
+    button: 'Ver documento',
+  },
+  accessRequested: {
+    subject: (d) => `${d.requesterEmail} pediu acesso a ${q(d.documentName)}`,
+    preheader: () => 'Aprove ou recuse a solicitação pela API.',
+    heading: 'Nova solicitação de acesso',
+    intro: (d) => `${d.requesterEmail} solicitou acesso a ${q(d.documentName)}.`,
+    labels: { email: 'E-mail', ip: 'Endereço IP', requestId: 'ID da solicitação' },
+    approveHowTo: 'Para aprovar, envie esta requisição à API:',
+    denyHowTo: (body) => `Para recusar, envie a mesma requisição com ${body}.`,
+    outcome: 'O visitante receberá um e-mail com a sua decisão.',
+  },
+  accessApproved: {
+    subject: (d) => `Você já pode acessar ${q(d.documentName)}`,
+    preheader: () => 'Sua solicitação de acesso foi aprovada.',
+    heading: 'Acesso liberado',
+    intro: (d) => `Boa notícia: sua solicitação de acesso a ${q(d.documentName)} foi aprovada.`,
+    button: 'Ver documento',
+  },
+  accessDenied: {
+    subject: (d) => `Sua solicitação de acesso a ${q(d.documentName)} foi recusada`,
+    preheader: () => 'Quem compartilhou o documento não aprovou a sua solicitação.',
+    heading: 'Solicitação recusada',
+    intro: (d) => `Quem compartilhou ${q(d.documentName)} recusou a sua solicitação de acesso.`,
+    followUp: 'Se você acha que houve um engano, entre em contato com quem lhe enviou o link.',
+  },
+  purchaseReceipt: {
+    subject: (d) => `Recibo da sua compra: ${q(d.documentName)}`,
+    preheader: () => 'Seu link de download já está pronto.',
+    heading: 'Obrigado pela sua compra!',
+    intro: (d) => `Recebemos seu pagamento de ${d.amountFormatted} por ${q(d.documentName)}.`,
+    labels: { document: 'Documento', amount: 'Valor pago' },
+    button: 'Baixar o arquivo',
+    limits: (d) =>
+      `Com este link, você pode baixar o arquivo até ${plural(d.downloadsAllowed, 'vez', 'vezes')} ` +
+      `${d.validDays === 1 ? 'nas próximas 24 horas' : `nos próximos ${d.validDays} dias`}.`,
+    keepSafe: 'Guarde este e-mail e não o encaminhe: qualquer pessoa com o link pode baixar o arquivo.',
+  },
+};

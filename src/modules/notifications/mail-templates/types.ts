@@ -1,0 +1,117 @@
+export const MAIL_LOCALES = ['en', 'es', 'fr', 'pt', 'it'] as const;
+export type MailLocale = (typeof MAIL_LOCALES)[number];
+
+/** The account's branding as e-mails use it; `logoUrl` must be absolute (mail clients have no base URL). */
+export interface MailBrand {
+  companyName: string | null;
+  logoUrl: string | null;
+  logoSize: number;
+  primaryColor: string;
+  btnTextColor: string;
+  textColor: string;
+  bgColor: string;
+  cardBgColor: string;
+  cardBorderColor: string;
+  btnRadius: string;
+}
+
+export interface MailData {
+  otpCode: { documentName: string; code: string; minutes: number };
+  documentShared: {
+    documentName: string;
+    viewerUrl: string;
+    /** The company name of the sharing account, or its owner's e-mail. */
+    senderName: string;
+    /** The owner's personal note: plain text, line breaks kept. */
+    message?: string | null;
+  };
+  accessRequested: {
+    documentName: string;
+    requesterEmail: string;
+    visitorIp: string;
+    requestId: number;
+    linkId: string;
+  };
+  accessApproved: { documentName: string; viewerUrl: string };
+  accessDenied: { documentName: string };
+  purchaseReceipt: {
+    documentName: string;
+    /** Already formatted with its currency, e.g. "€12.00". */
+    amountFormatted: string;
+    downloadUrl: string;
+    downloadsAllowed: number;
+    validDays: number;
+  };
+}
+
+export type MailKind = keyof MailData;
+
+/** A sentence built from a message's data; the values arrive cleaned (one line, no control characters). */
+type Phrase<K extends MailKind> = (data: MailData[K]) => string;
+
+/**
+ * Every text of every message, one object per locale. The strings are plain text: the HTML
+ * layout escapes them whole, so a translation can never inject markup and never needs entities.
+ */
+export interface MailStrings {
+  /** BCP 47 tag for `<html lang>`. */
+  htmlLang: string;
+  layout: {
+    sentBy: (companyName: string) => string;
+    sentVia: string;
+    /** Introduces the bare URL under a button, for clients that break buttons. */
+    linkFallback: string;
+  };
+  otpCode: {
+    subject: Phrase<'otpCode'>;
+    preheader: Phrase<'otpCode'>;
+    heading: string;
+    intro: Phrase<'otpCode'>;
+    validity: Phrase<'otpCode'>;
+    ignore: string;
+  };
+  documentShared: {
+    subject: Phrase<'documentShared'>;
+    preheader: Phrase<'documentShared'>;
+    heading: string;
+    intro: Phrase<'documentShared'>;
+    messageFrom: Phrase<'documentShared'>;
+    button: string;
+  };
+  accessRequested: {
+    subject: Phrase<'accessRequested'>;
+    preheader: Phrase<'accessRequested'>;
+    heading: string;
+    intro: Phrase<'accessRequested'>;
+    labels: { email: string; ip: string; requestId: string };
+    /** Followed by the API call that approves. */
+    approveHowTo: string;
+    /** `denyBody` is the JSON body that denies, e.g. {"status":"denied"}. */
+    denyHowTo: (denyBody: string) => string;
+    outcome: string;
+  };
+  accessApproved: {
+    subject: Phrase<'accessApproved'>;
+    preheader: Phrase<'accessApproved'>;
+    heading: string;
+    intro: Phrase<'accessApproved'>;
+    button: string;
+  };
+  accessDenied: {
+    subject: Phrase<'accessDenied'>;
+    preheader: Phrase<'accessDenied'>;
+    heading: string;
+    intro: Phrase<'accessDenied'>;
+    followUp: string;
+  };
+  purchaseReceipt: {
+    subject: Phrase<'purchaseReceipt'>;
+    preheader: Phrase<'purchaseReceipt'>;
+    heading: string;
+    intro: Phrase<'purchaseReceipt'>;
+    labels: { document: string; amount: string };
+    button: string;
+    limits: Phrase<'purchaseReceipt'>;
+    keepSafe: string;
+  };
+}
