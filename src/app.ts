@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { authenticateApiKey, enforcePlanPolicy, limitRequestRate } from './core/auth.js';
+import { guardApi } from './core/auth.js';
 import { registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
 import { registerValidation } from './core/validation.js';
@@ -37,8 +37,9 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerMetrics(app);
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
   await app.register(multipart, {
     // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
@@ -71,9 +72,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   });
 
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticateApiKey(services.apiKeys));
-    api.addHook('onRequest', limitRequestRate(runtime.counter, config.rateLimitPerMinute));
-    api.addHook('onRequest', enforcePlanPolicy);
+    api.addHook('onRequest', guardApi({ keys: services.apiKeys, counter: runtime.counter, perMinute: config.rateLimitPerMinute }));
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
     await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });

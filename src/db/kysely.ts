@@ -29,7 +29,29 @@ function sqliteDialect(file: string): SqliteDialect {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  cachePreparedStatements(database);
   return new SqliteDialect({ database });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query afresh, which costs more than running it;
+ * reuse statements by SQL text instead (queries are parameterised, so the set is small).
+ * A cached statement is safe to share because better-sqlite3 runs each call to completion.
+ */
+function cachePreparedStatements(database: SQLite.Database): void {
+  const prepare = database.prepare.bind(database);
+  const statements = new Map<string, SQLite.Statement>();
+  database.prepare = ((sqlText: string) => {
+    let statement = statements.get(sqlText);
+    if (!statement) {
+      statement = prepare(sqlText);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statements.set(sqlText, statement);
+    }
+    return statement;
+  }) as typeof database.prepare;
 }
 
 function postgresDialect(url: string): PostgresDialect {

@@ -6,7 +6,7 @@ import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { findAccountByEmail, insertAccount, updateAccountPlan } from './accounts.repo.js';
 
 /** Account administration: used by the CLI (the REST API has no account endpoints). */
-export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pick<ApiKeysService, 'create'> }) {
+export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pick<ApiKeysService, 'create' | 'forgetAccount'> }) {
   const { db, clock, apiKeys } = deps;
   return {
     async create(input: { email: string; plan: Plan; name?: string }) {
@@ -18,7 +18,10 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pic
     },
 
     async setPlan(email: string, plan: Plan) {
-      if (!(await updateAccountPlan(db, email.trim().toLowerCase(), plan))) throw notFound(`Account ${email}`);
+      const account = await findAccountByEmail(db, email.trim().toLowerCase());
+      if (!account) throw notFound(`Account ${email}`);
+      await updateAccountPlan(db, account.email, plan);
+      apiKeys.forgetAccount(account.id);
     },
 
     async idByEmail(email: string): Promise<number> {

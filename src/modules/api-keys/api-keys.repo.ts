@@ -1,34 +1,43 @@
+import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import type { NewApiKey } from '../../db/types.js';
+import { precompile } from '../../db/precompiled.js';
+import type { ApiKeyRow, Database, NewApiKey } from '../../db/types.js';
 
-const usable = { revoked_at: null } as const;
-
-/**
- * Finds the live key with this hash and counts the request in the same statement, so
- * concurrent requests never lose an increment. Returns the account's current plan.
- */
-export function touchLiveKey(db: Executor, keyHash: string, now: number) {
-  return db
-    .updateTable('api_keys')
-    .set((eb) => ({ total_requests: eb('total_requests', '+', 1), last_used_at: now }))
-    .where('key_hash', '=', keyHash)
-    .where('active', '=', 1)
-    .where('revoked_at', 'is', usable.revoked_at)
-    .returning((eb) => [
-      'api_keys.id',
-      'api_keys.account_id',
-      eb.selectFrom('accounts').select('plan').whereRef('accounts.id', '=', 'api_keys.account_id').as('plan'),
-    ])
-    .executeTakeFirst();
+/** The live key with this hash, with its account's current plan: compiled once, run per request. */
+export function keyLookup(db: Kysely<Database>) {
+  return precompile<{ id: number; account_id: number; plan: string }, [keyHash: string]>(db, 1, (keyHash) =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select(['api_keys.id', 'api_keys.account_id', 'accounts.plan'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.active', '=', sql.lit(1))
+      .where('api_keys.revoked_at', 'is', null),
+  );
 }
 
-export function listUsableKeys(db: Executor, accountId: number) {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'key_prefix', 'active', 'total_requests', 'created_at', 'last_used_at'])
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .orderBy('id')
+export function usableKeysLister(db: Kysely<Database>) {
+  return precompile<KeyListing, [accountId: number]>(db, 1, (accountId) =>
+    db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'key_prefix', 'active', 'total_requests', 'created_at', 'last_used_at'])
+      .where('account_id', '=', accountId as unknown as number)
+      .where('revoked_at', 'is', null)
+      .orderBy('id'),
+  );
+}
+
+export type KeyListing = Pick<ApiKeyRow, 'id' | 'name' | 'key_prefix' | 'active' | 'total_requests' | 'created_at' | 'last_used_at'>;
+
+/** Adds requests counted in memory to the stored total, keeping the latest use time. */
+export async function addKeyUsage(db: Executor, keyId: number, requests: number, lastUsedAt: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set((eb) => ({
+      total_requests: eb('total_requests', '+', requests),
+      last_used_at: eb.case().when('last_used_at', 'is', null).then(lastUsedAt).when('last_used_at', '<', lastUsedAt).then(lastUsedAt).else(eb.ref('last_used_at')).end(),
+    }))
+    .where('id', '=', keyId)
     .execute();
 }
 

@@ -3,7 +3,9 @@ import type { Clock } from '../../db/executor.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { lockAccount } from '../accounts/accounts.repo.js';
-import { countUsableKeys, insertKey, listUsableKeys, revokeKey, toggleKey, touchLiveKey } from './api-keys.repo.js';
+import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
+import type { KeyUsage } from './key-usage.js';
+import { createPrincipalCache } from './principal-cache.js';
 
 export const API_KEY_PREFIX = 'lvk_';
 export const MAX_KEYS_PER_ACCOUNT = 5;
@@ -14,29 +16,43 @@ export function maskKey(key: string): string {
   return `${key.slice(0, API_KEY_PREFIX.length + 4)}••••••••`;
 }
 
-export function createApiKeysService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createApiKeysService(deps: { db: Db; clock: Clock; usage: Pick<KeyUsage, 'record' | 'unwritten'> }) {
+  const { db, clock, usage } = deps;
+  const findLiveKey = keyLookup(db);
+  const listUsableKeys = usableKeysLister(db);
+  const principals = createPrincipalCache(clock);
   return {
     /** The key's account and plan, or null for a malformed, unknown, inactive or revoked key. */
     async authenticate(presentedKey: string) {
       if (!API_KEY_PATTERN.test(presentedKey)) return null;
       // Looked up by SHA-256: timing only reveals the hash, and a hash reveals nothing of the key.
-      const row = await touchLiveKey(db, sha256Hex(presentedKey), clock());
-      if (!row || row.plan === null) return null;
-      return { apiKeyId: row.id, accountId: row.account_id, plan: row.plan };
+      const keyHash = sha256Hex(presentedKey);
+      let principal = principals.get(keyHash);
+      if (!principal) {
+        const [row] = await findLiveKey(keyHash);
+        if (!row) return null;
+        principal = { apiKeyId: row.id, accountId: row.account_id, plan: row.plan };
+        principals.set(keyHash, principal);
+      }
+      usage.record(principal.apiKeyId, clock());
+      return principal;
     },
 
     async list(accountId: number) {
-      const rows = await listUsableKeys(db, accountId);
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        key_prefix: row.key_prefix,
-        active: row.active === 1,
-        total_requests: Number(row.total_requests),
-        created_at: new Date(row.created_at).toISOString(),
-        last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
-      }));
+      const rows = await listUsableKeys(accountId);
+      return rows.map((row) => {
+        const unwritten = usage.unwritten(row.id);
+        const lastUsedAt = Math.max(row.last_used_at ?? 0, unwritten?.lastUsedAt ?? 0);
+        return {
+          id: row.id,
+          name: row.name,
+          key_prefix: row.key_prefix,
+          active: row.active === 1,
+          total_requests: Number(row.total_requests) + (unwritten?.requests ?? 0),
+          created_at: new Date(row.created_at).toISOString(),
+          last_used_at: lastUsedAt === 0 ? null : new Date(lastUsedAt).toISOString(),
+        };
+      });
     },
 
     async create(accountId: number, name: string) {
@@ -61,11 +77,18 @@ export function createApiKeysService(deps: { db: Db; clock: Clock }) {
     async toggle(accountId: number, keyId: number) {
       const active = await toggleKey(db, accountId, keyId);
       if (active === undefined) throw notFound(`API key ${keyId}`);
+      principals.forgetKey(keyId);
       return active;
     },
 
     async revoke(accountId: number, keyId: number) {
       if (!(await revokeKey(db, accountId, keyId, clock()))) throw notFound(`API key ${keyId}`);
+      principals.forgetKey(keyId);
+    },
+
+    /** Drops what this process remembers of the account's keys (after a plan change). */
+    forgetAccount(accountId: number): void {
+      principals.forgetAccount(accountId);
     },
   };
 }

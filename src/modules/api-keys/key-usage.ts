@@ -1,0 +1,64 @@
+import type { Db } from '../../db/kysely.js';
+import { addKeyUsage } from './api-keys.repo.js';
+
+interface Usage {
+  requests: number;
+  lastUsedAt: number;
+}
+
+/**
+ * Request counts per key, added up in memory and written in one transaction every second
+ * (and at shutdown), instead of a write per request, which cost more than the request
+ * itself. Increments are synchronous, so concurrent requests never lose one; a failed write
+ * puts its counts back. What a hard crash can lose is at most the last second.
+ */
+export function createKeyUsage(deps: { db: Db; flushMs?: number; onError: (error: unknown) => void }) {
+  const { db, onError } = deps;
+  const flushMs = deps.flushMs ?? 1000;
+  let pending = new Map<number, Usage>();
+  let timer: NodeJS.Timeout | undefined;
+
+  function add(into: Map<number, Usage>, keyId: number, usage: Usage): void {
+    const current = into.get(keyId);
+    if (current) {
+      current.requests += usage.requests;
+      current.lastUsedAt = Math.max(current.lastUsedAt, usage.lastUsedAt);
+    } else into.set(keyId, { ...usage });
+  }
+
+  async function flush(): Promise<void> {
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const [keyId, usage] of batch) await addKeyUsage(trx, keyId, usage.requests, usage.lastUsedAt);
+      });
+    } catch (error) {
+      for (const [keyId, usage] of batch) add(pending, keyId, usage);
+      throw error;
+    }
+  }
+
+  return {
+    record(keyId: number, at: number): void {
+      add(pending, keyId, { requests: 1, lastUsedAt: at });
+    },
+    /** Counted here but not yet written. */
+    unwritten(keyId: number): Usage | undefined {
+      return pending.get(keyId);
+    },
+    flush,
+    start(): void {
+      timer ??= setInterval(() => flush().catch(onError), flushMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+  };
+}
+
+export type KeyUsage = ReturnType<typeof createKeyUsage>;
