@@ -10,12 +10,7 @@ const ACCEPTED_FORMATS = new Set(['png', 'jpeg', 'webp']);
  */
 export async function reencodeLogo(upload: Buffer): Promise<Buffer> {
   if (upload.length > MAX_LOGO_BYTES) throw payloadTooLarge('The logo must be at most 2 MB');
-  let format: string | undefined;
-  try {
-    format = (await sharp(upload).metadata()).format;
-  } catch {
-    throw unprocessable('The logo must be a PNG, JPEG or WebP image');
-  }
+  const format = await sharp(upload).metadata().then((metadata) => metadata.format, () => undefined);
   if (!format || !ACCEPTED_FORMATS.has(format)) throw unprocessable('The logo must be a PNG, JPEG or WebP image (SVG is not accepted)');
   return sharp(upload).rotate().resize({ width: 1024, height: 1024, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
 }
