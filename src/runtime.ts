@@ -6,7 +6,6 @@ import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './c
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import type { Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
-import { createSegmentCipherPool } from './infra/crypto/segment-cipher-pool.js';
 import { createMailer, transportSettingsFromUrl } from './infra/mail/index.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
@@ -47,13 +46,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const counter: WindowCounter = redis ? redisWindowCounter(redis, config.redisPrefix) : memoryWindowCounter(clock);
 
   const blobs = createBlobStore(config.storage);
-  // Upload encryption and hashing run on worker threads so the event loop keeps serving.
-  const cipherPool = createSegmentCipherPool(2);
 
   const db = database.db;
   const apiKeys = createApiKeysService({ db, clock });
   const accounts = createAccountsService({ db, clock, apiKeys });
-  const intake = createFileIntake({ blobs, masterKey, cipherPool });
+  const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
   const branding = createBrandingService({ db, clock, blobs, masterKey, publicUrl: config.publicUrl, systemFrom: config.mailFrom });
   const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase });
@@ -90,7 +87,6 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     },
     async close() {
       await mailer.stop();
-      await cipherPool.close();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { Readable, type Transform } from 'node:stream';
 import { test } from 'node:test';
 import { newFileKey, type FileKey } from './envelope.js';
-import { createSegmentCipherPool, type SegmentCipherPool } from './segment-cipher-pool.js';
 import {
   CIPHER_SEGMENT_SIZE,
   ciphertextSize,
@@ -42,8 +41,8 @@ function randomChunks(data: Buffer, maxChunk = 200_000): Buffer[] {
   return chunks;
 }
 
-async function encrypt(key: FileKey, plaintext: Buffer, workers?: SegmentCipherPool, chunks = randomChunks(plaintext)) {
-  const stream = createEncryptStream(key, { workers });
+async function encrypt(key: FileKey, plaintext: Buffer, chunks = randomChunks(plaintext)) {
+  const stream = createEncryptStream(key);
   const { output, error } = await run(stream, chunks);
   assert.ifError(error);
   return { ciphertext: output, digest: stream.digest(), plaintextBytes: stream.plaintextBytes };
@@ -84,54 +83,15 @@ test('round trips at segment edges and for 1 MB in random chunks, inline', async
   }
 });
 
-test('the thread pool gives the same bytes and digest as inline encryption', async (t) => {
-  const pool = createSegmentCipherPool(2);
-  t.after(() => pool.close());
-  const sizes = [...EDGE_SIZES, 16 * S - 1, 16 * S, 16 * S + 1, 33 * S + 5, randomInt(2_000_000, 4_000_000)];
-  for (const size of sizes) {
+test('the same plaintext under the same key gives the same bytes, however it is chunked', async () => {
+  for (const size of [...EDGE_SIZES, 16 * S + 1, randomInt(2_000_000, 4_000_000)]) {
     const key = newFileKey();
     const plaintext = randomBytes(size);
-    const inline = await encrypt(key, plaintext);
-    const pooled = await encrypt(key, plaintext, pool);
-    assert.ok(pooled.ciphertext.equals(inline.ciphertext), `size ${size}`);
-    assert.equal(pooled.digest, inline.digest);
-    assert.equal(pooled.plaintextBytes, size);
+    const coarse = await encrypt(key, plaintext, randomChunks(plaintext, 1_000_000));
+    const fine = await encrypt(key, plaintext, randomChunks(plaintext, 1_000));
+    assert.ok(coarse.ciphertext.equals(fine.ciphertext), `size ${size}`);
+    assert.equal(coarse.digest, fine.digest);
   }
-});
-
-test('files encrypted side by side on one pool keep their own order and digest', async (t) => {
-  const pool = createSegmentCipherPool(2);
-  t.after(() => pool.close());
-  const files = Array.from({ length: 5 }, () => ({ key: newFileKey(), plaintext: randomBytes(randomInt(1, 3_000_000)) }));
-  const sealed = await Promise.all(files.map(({ key, plaintext }) => encrypt(key, plaintext, pool, randomChunks(plaintext, 70_000))));
-  for (const [i, { key, plaintext }] of files.entries()) {
-    assert.equal(sealed[i]!.digest, createHash('sha256').update(plaintext).digest('hex'));
-    assert.deepEqual(await decrypt(key, sealed[i]!.ciphertext, wholeFile(plaintext.length)), plaintext);
-  }
-});
-
-test('closing the pool fails an upload in progress instead of hanging it', async () => {
-  const pool = createSegmentCipherPool(1);
-  const stream = createEncryptStream(newFileKey(), { workers: pool });
-  const outcome = run(stream, [randomBytes(20 * S), randomBytes(20 * S)]);
-  await once(stream, 'data');
-  await pool.close();
-  assert.match(String((await outcome).error), /closed|exited/);
-  assert.throws(() => createEncryptStream(newFileKey(), { workers: pool }), /closed/);
-});
-
-test('an upload abandoned midway leaves the pool usable', async (t) => {
-  const pool = createSegmentCipherPool(2);
-  t.after(() => pool.close());
-  const abandoned = createEncryptStream(newFileKey(), { workers: pool });
-  abandoned.on('data', () => abandoned.destroy());
-  abandoned.write(randomBytes(40 * S));
-  abandoned.write(randomBytes(40 * S));
-  await once(abandoned, 'close');
-  const key = newFileKey();
-  const plaintext = randomBytes(5 * S);
-  const sealed = await encrypt(key, plaintext, pool);
-  assert.deepEqual(await decrypt(key, sealed.ciphertext, wholeFile(plaintext.length)), plaintext);
 });
 
 test('every kind of range decrypts to the plaintext slice from only its segments', async () => {

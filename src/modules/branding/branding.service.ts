@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { BrandingTable } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
@@ -123,9 +123,9 @@ export function createBrandingService(deps: {
       return brandOf(await findBranding(db, accountId), accountId);
     },
 
-    /** The brand with an absolute logo URL (mail clients need one) and the mail language. */
-    async mailBrandFor(accountId: number) {
-      const row = await findBranding(db, accountId);
+    /** The brand with an absolute logo URL (mail clients need one) and the mail language; `executor` when queued inside a transaction. */
+    async mailBrandFor(accountId: number, executor: Executor = db) {
+      const row = await findBranding(executor, accountId);
       const brand = brandOf(row, accountId);
       const base = row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
       return { brand: { ...brand, logoUrl: brand.logoUrl && `${base}${brand.logoUrl}` }, locale: row?.email_locale ?? 'en' };

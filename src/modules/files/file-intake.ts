@@ -2,7 +2,6 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { payloadTooLarge } from '../../core/errors.js';
 import { newFileKey, wrapFileKey } from '../../infra/crypto/envelope.js';
-import type { SegmentCipherPool } from '../../infra/crypto/segment-cipher-pool.js';
 import { createEncryptStream } from '../../infra/crypto/segmented-aead.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import { assertAllowedFileName, detectMime, executableRefused, isExecutable, SNIFF_BYTES } from './content-checks.js';
@@ -68,10 +67,9 @@ class IntakeGuard extends Transform {
 export function createFileIntake(deps: {
   blobs: BlobStore;
   masterKey: Buffer;
-  cipherPool?: SegmentCipherPool;
   maxBytes?: number;
 }) {
-  const { blobs, masterKey, cipherPool } = deps;
+  const { blobs, masterKey } = deps;
   const maxBytes = deps.maxBytes ?? MAX_UPLOAD_BYTES;
 
   return {
@@ -88,7 +86,7 @@ export function createFileIntake(deps: {
       assertAllowedFileName(fileName);
       const fileKey = newFileKey();
       const guard = new IntakeGuard(maxBytes);
-      const encrypt = createEncryptStream(fileKey, { workers: cipherPool });
+      const encrypt = createEncryptStream(fileKey);
       const stored = blobs.put(blobKey, encrypt, { signal });
       try {
         await Promise.all([pipeline(content, guard, encrypt, { signal }), stored]);
