@@ -9,6 +9,7 @@ export const en: MailStrings = {
     sentBy: (company) => `Sent by ${company} via linkvault`,
     sentVia: 'Sent via linkvault',
     linkFallback: 'If the button doesn’t work, copy and paste this link into your browser:',
+    colon: ':',
   },
   otpCode: {
     subject: (d) => `${d.code} is your code to view ${q(d.documentName)}`,
@@ -16,7 +17,7 @@ export const en: MailStrings = {
     heading: 'Your verification code',
     intro: (d) => `Enter this code to open ${q(d.documentName)}:`,
     validity: (d) => `The code is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
-    ignore: 'If you didn’t request it, you can safely ignore this email. Never share this code with anyone.',
+    ignore: 'If you didn’t request this code, you can safely ignore this email. Never share it with anyone.',
   },
   documentShared: {
     subject: (d) => `${d.senderName} shared ${q(d.documentName)} with you`,
@@ -34,7 +35,7 @@ export const en: MailStrings = {
     labels: { email: 'Email', ip: 'IP address', requestId: 'Request ID' },
     approveHowTo: 'To approve it, send this request to the API:',
     denyHowTo: (body) => `To deny it, send the same request with ${body} instead.`,
-    outcome: 'The visitor will be told of your decision by email.',
+    outcome: 'The visitor will be notified of your decision by email.',
   },
   accessApproved: {
     subject: (d) => `You can now view ${q(d.documentName)}`,
@@ -59,7 +60,7 @@ export const en: MailStrings = {
     button: 'Download the file',
     limits: (d) =>
       `You can use this link to download the file ${d.downloadsAllowed === 1 ? 'once' : `up to ${d.downloadsAllowed} times`} ` +
-      `over the next ${d.validDays === 1 ? 'day' : `${d.validDays} days`}.`,
+      `${d.validDays === 1 ? 'within the next 24 hours' : `over the next ${d.validDays} days`}.`,
     keepSafe: 'Keep this email and don’t forward it: anyone with the link can download the file.',
   },
 };

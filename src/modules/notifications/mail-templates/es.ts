@@ -10,6 +10,7 @@ export const es: MailStrings = {
     sentBy: (company) => `Enviado por ${company} a través de linkvault`,
     sentVia: 'Enviado a través de linkvault',
     linkFallback: 'Si el botón no funciona, copia y pega este enlace en tu navegador:',
+    colon: ':',
   },
   otpCode: {
     subject: (d) => `${d.code} es tu código para ver ${q(d.documentName)}`,
@@ -59,8 +60,8 @@ export const es: MailStrings = {
     labels: { document: 'Documento', amount: 'Total pagado' },
     button: 'Descargar el archivo',
     limits: (d) =>
-      `Con este enlace puedes descargar el archivo hasta ${plural(d.downloadsAllowed, 'vez', 'veces')} ` +
-      `durante ${d.validDays === 1 ? 'el próximo día' : `los próximos ${d.validDays} días`}.`,
+      `Con este enlace puedes descargar el archivo ${d.downloadsAllowed === 1 ? 'una sola vez' : `hasta ${d.downloadsAllowed} veces`} ` +
+      `durante ${d.validDays === 1 ? 'las próximas 24 horas' : `los próximos ${d.validDays} días`}.`,
     keepSafe: 'Guarda este correo y no lo reenvíes: cualquiera que tenga el enlace podrá descargar el archivo.',
   },
 };

@@ -5,7 +5,7 @@ import type { MailStrings } from './types.js';
 const NBSP = '\u00a0';
 const q = (name: string) => `«${NBSP}${name}${NBSP}»`;
 // In French, 0 and 1 take the singular.
-const plural = (n: number, one: string, other: string) => `${n} ${n < 2 ? one : other}`;
+const plural = (n: number, one: string, other: string) => `${n}${NBSP}${n < 2 ? one : other}`;
 
 export const fr: MailStrings = {
   htmlLang: 'fr',
@@ -13,6 +13,7 @@ export const fr: MailStrings = {
     sentBy: (company) => `Envoyé par ${company} via linkvault`,
     sentVia: 'Envoyé via linkvault',
     linkFallback: `Si le bouton ne fonctionne pas, copiez et collez ce lien dans votre navigateur${NBSP}:`,
+    colon: `${NBSP}:`,
   },
   otpCode: {
     subject: (d) => `${d.code} est votre code pour consulter ${q(d.documentName)}`,
@@ -27,7 +28,8 @@ export const fr: MailStrings = {
     preheader: () => 'Ouvrez-le directement dans votre navigateur.',
     heading: 'Un document a été partagé avec vous',
     intro: (d) => `${d.senderName} a partagé le document ${q(d.documentName)} avec vous.`,
-    messageFrom: (d) => `Message de ${d.senderName}${NBSP}:`,
+    // « Message de » would need elision before a vowel (« d’Acme »); this wording needs none.
+    messageFrom: (d) => `${d.senderName} vous a écrit${NBSP}:`,
     button: 'Consulter le document',
   },
   accessRequested: {
@@ -62,8 +64,8 @@ export const fr: MailStrings = {
     labels: { document: 'Document', amount: 'Montant payé' },
     button: 'Télécharger le fichier',
     limits: (d) =>
-      `Ce lien vous permet de télécharger le fichier jusqu’à ${d.downloadsAllowed} fois ` +
-      `pendant ${plural(d.validDays, 'jour', 'jours')}.`,
+      `Ce lien vous permet de télécharger le fichier ${d.downloadsAllowed === 1 ? 'une seule fois' : `jusqu’à ${d.downloadsAllowed} fois`} ` +
+      `${d.validDays === 1 ? `dans les prochaines 24${NBSP}heures` : `dans les ${d.validDays} prochains jours`}.`,
     keepSafe: `Conservez cet e-mail et ne le transférez pas${NBSP}: toute personne disposant du lien peut télécharger le fichier.`,
   },
 };

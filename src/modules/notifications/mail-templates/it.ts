@@ -10,6 +10,7 @@ export const it: MailStrings = {
     sentBy: (company) => `Inviato da ${company} tramite linkvault`,
     sentVia: 'Inviato tramite linkvault',
     linkFallback: 'Se il pulsante non funziona, copia e incolla questo link nel browser:',
+    colon: ':',
   },
   otpCode: {
     subject: (d) => `${d.code} è il tuo codice per visualizzare ${q(d.documentName)}`,
@@ -59,8 +60,8 @@ export const it: MailStrings = {
     labels: { document: 'Documento', amount: 'Importo pagato' },
     button: 'Scarica il file',
     limits: (d) =>
-      `Con questo link puoi scaricare il file fino a ${plural(d.downloadsAllowed, 'volta', 'volte')} ` +
-      `${d.validDays === 1 ? 'entro domani' : `nei prossimi ${d.validDays} giorni`}.`,
+      `Con questo link puoi scaricare il file ${d.downloadsAllowed === 1 ? 'una sola volta' : `fino a ${d.downloadsAllowed} volte`} ` +
+      `${d.validDays === 1 ? 'nelle prossime 24 ore' : `nei prossimi ${d.validDays} giorni`}.`,
     keepSafe: 'Conserva questa email e non inoltrarla: chiunque abbia il link può scaricare il file.',
   },
 };

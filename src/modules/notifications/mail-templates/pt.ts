@@ -10,10 +10,11 @@ export const pt: MailStrings = {
     sentBy: (company) => `Enviado por ${company} via linkvault`,
     sentVia: 'Enviado via linkvault',
     linkFallback: 'Se o botão não funcionar, copie e cole este link no seu navegador:',
+    colon: ':',
   },
   otpCode: {
     subject: (d) => `${d.code} é o seu código para acessar ${q(d.documentName)}`,
-    preheader: (d) => `Ele é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    preheader: (d) => `Válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
     heading: 'Seu código de verificação',
     intro: (d) => `Digite este código para abrir ${q(d.documentName)}:`,
     validity: (d) => `O código é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
@@ -21,10 +22,11 @@ export const pt: MailStrings = {
   },
   documentShared: {
     subject: (d) => `${d.senderName} compartilhou ${q(d.documentName)} com você`,
-    preheader: () => 'Abra direto no seu navegador.',
+    preheader: () => 'Abra o documento direto no navegador.',
     heading: 'Um documento foi compartilhado com você',
     intro: (d) => `${d.senderName} compartilhou o documento ${q(d.documentName)} com você.`,
-    messageFrom: (d) => `Mensagem de ${d.senderName}:`,
+    // "Mensagem de/da/do" would depend on the sender's gender; this wording does not.
+    messageFrom: (d) => `${d.senderName} escreveu:`,
     button: 'Ver documento',
   },
   accessRequested: {
@@ -49,7 +51,7 @@ export const pt: MailStrings = {
     preheader: () => 'Quem compartilhou o documento não aprovou a sua solicitação.',
     heading: 'Solicitação recusada',
     intro: (d) => `Quem compartilhou ${q(d.documentName)} recusou a sua solicitação de acesso.`,
-    followUp: 'Se você acha que houve um engano, entre em contato com quem lhe enviou o link.',
+    followUp: 'Se você acha que houve um engano, entre em contato com a pessoa que enviou o link para você.',
   },
   purchaseReceipt: {
     subject: (d) => `Recibo da sua compra: ${q(d.documentName)}`,
@@ -59,7 +61,7 @@ export const pt: MailStrings = {
     labels: { document: 'Documento', amount: 'Valor pago' },
     button: 'Baixar o arquivo',
     limits: (d) =>
-      `Com este link, você pode baixar o arquivo até ${plural(d.downloadsAllowed, 'vez', 'vezes')} ` +
+      `Com este link, você pode baixar o arquivo ${d.downloadsAllowed === 1 ? 'uma única vez' : `até ${d.downloadsAllowed} vezes`} ` +
       `${d.validDays === 1 ? 'nas próximas 24 horas' : `nos próximos ${d.validDays} dias`}.`,
     keepSafe: 'Guarde este e-mail e não o encaminhe: qualquer pessoa com o link pode baixar o arquivo.',
   },

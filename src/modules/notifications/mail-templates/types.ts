@@ -61,6 +61,8 @@ export interface MailStrings {
     sentVia: string;
     /** Introduces the bare URL under a button, for clients that break buttons. */
     linkFallback: string;
+    /** What joins a label to its value in the plain-text part (French puts a no-break space before it). */
+    colon: string;
   };
   otpCode: {
     subject: Phrase<'otpCode'>;

@@ -1,0 +1,130 @@
+import { oneLine, safeHttpUrl, textLines, truncate } from './safe-values.js';
+import type { MailData, MailKind, MailStrings } from './types.js';
+
+/** One piece of a message's body; both the HTML and the plain-text layouts know every kind. */
+export type Block =
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'note'; text: string }
+  | { kind: 'code'; code: string }
+  | { kind: 'button'; label: string; url: string }
+  | { kind: 'quote'; title: string; lines: string[] }
+  | { kind: 'facts'; rows: Array<[label: string, value: string]> }
+  | { kind: 'command'; lines: string[] };
+
+/** A message in one language, before layout: plain text everywhere, escaped only by the HTML layout. */
+export interface MailContent {
+  subject: string;
+  preheader: string;
+  heading: string;
+  blocks: Block[];
+}
+
+const SUBJECT_NAME_MAX = 80;
+const PERSONAL_MESSAGE_MAX = 2000;
+
+export type ContentBuilder<K extends MailKind> = (strings: MailStrings, data: MailData[K]) => MailContent;
+
+/** A button for the message's main URL, or nothing when the URL is not plain http(s). */
+function button(label: string, url: string): Block[] {
+  const href = safeHttpUrl(url);
+  return href ? [{ kind: 'button', label, url: href }] : [];
+}
+
+interface Framing<D> {
+  subject: (data: D) => string;
+  preheader: (data: D) => string;
+  heading: string;
+}
+
+/** The parts every message has, around its own blocks; long names are cut in the subject only. */
+function compose<D extends { documentName: string }>(strings: Framing<D>, data: D, blocks: Block[]): MailContent {
+  return {
+    subject: strings.subject({ ...data, documentName: truncate(data.documentName, SUBJECT_NAME_MAX) }),
+    preheader: strings.preheader(data),
+    heading: strings.heading,
+    blocks,
+  };
+}
+
+export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
+  otpCode(strings, raw) {
+    const s = strings.otpCode;
+    const data = { ...raw, documentName: oneLine(raw.documentName), code: oneLine(raw.code) };
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      { kind: 'code', code: data.code },
+      { kind: 'paragraph', text: s.validity(data) },
+      { kind: 'note', text: s.ignore },
+    ]);
+  },
+
+  documentShared(strings, raw) {
+    const s = strings.documentShared;
+    const data = { ...raw, documentName: oneLine(raw.documentName), senderName: oneLine(raw.senderName) };
+    const lines = raw.message ? textLines(truncate(raw.message, PERSONAL_MESSAGE_MAX)) : [];
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      ...(lines.length > 0 ? [{ kind: 'quote', title: s.messageFrom(data), lines } as const] : []),
+      ...button(s.button, data.viewerUrl),
+    ]);
+  },
+
+  accessRequested(strings, raw) {
+    const s = strings.accessRequested;
+    const data = {
+      ...raw,
+      documentName: oneLine(raw.documentName),
+      requesterEmail: oneLine(raw.requesterEmail),
+      visitorIp: oneLine(raw.visitorIp),
+    };
+    const path = `/api/links/${encodeURIComponent(oneLine(raw.linkId))}/requests/${encodeURIComponent(String(raw.requestId))}`;
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      {
+        kind: 'facts',
+        rows: [
+          [s.labels.email, data.requesterEmail],
+          [s.labels.ip, data.visitorIp],
+          [s.labels.requestId, String(data.requestId)],
+        ],
+      },
+      { kind: 'paragraph', text: s.approveHowTo },
+      { kind: 'command', lines: [`PATCH ${path}`, JSON.stringify({ status: 'approved' })] },
+      { kind: 'paragraph', text: s.denyHowTo(JSON.stringify({ status: 'denied' })) },
+      { kind: 'note', text: s.outcome },
+    ]);
+  },
+
+  accessApproved(strings, raw) {
+    const s = strings.accessApproved;
+    const data = { ...raw, documentName: oneLine(raw.documentName) };
+    return compose(s, data, [{ kind: 'paragraph', text: s.intro(data) }, ...button(s.button, data.viewerUrl)]);
+  },
+
+  accessDenied(strings, raw) {
+    const s = strings.accessDenied;
+    const data = { ...raw, documentName: oneLine(raw.documentName) };
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      { kind: 'paragraph', text: s.followUp },
+    ]);
+  },
+
+  purchaseReceipt(strings, raw) {
+    const s = strings.purchaseReceipt;
+    const data = { ...raw, documentName: oneLine(raw.documentName), amountFormatted: oneLine(raw.amountFormatted) };
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      {
+        kind: 'facts',
+        rows: [
+          [s.labels.document, data.documentName],
+          [s.labels.amount, data.amountFormatted],
+        ],
+      },
+      ...button(s.button, data.downloadUrl),
+      { kind: 'paragraph', text: s.limits(data) },
+      { kind: 'note', text: s.keepSafe },
+    ]);
+  },
+};

@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DEFAULT_BRAND } from '../../../viewer/brand.js';
+import { MAIL_LOCALES, renderMail, type MailBrand, type MailData, type MailKind, type MailLocale } from './index.js';
+
+const brand: MailBrand = {
+  companyName: 'Acme',
+  logoUrl: 'https://cdn.example.com/acme/logo.png',
+  logoSize: 48,
+  primaryColor: '#ff0066',
+  btnTextColor: '#ffffff',
+  textColor: '#222222',
+  bgColor: '#f0f0f0',
+  cardBgColor: '#fafafa',
+  cardBorderColor: '#cccccc',
+  btnRadius: '6px',
+};
+
+// A query string with "&" checks that URLs are entity-encoded in the HTML and left alone in the text.
+const viewerUrl = 'https://share.example.com/v/AbCdEf0123456789?utm=mail&x=1';
+const downloadUrl = 'https://share.example.com/api/stripe/download-original/tok_123?a=1&b=2';
+
+const samples: { [K in MailKind]: MailData[K] } = {
+  otpCode: { documentName: 'Q3 Board Deck', code: '482913', minutes: 10 },
+  documentShared: { documentName: 'Q3 Board Deck', viewerUrl, senderName: 'Acme' },
+  accessRequested: {
+    documentName: 'Q3 Board Deck',
+    requesterEmail: 'ana@example.org',
+    visitorIp: '203.0.113.7',
+    requestId: 42,
+    linkId: 'AbCdEf0123456789',
+  },
+  accessApproved: { documentName: 'Q3 Board Deck', viewerUrl },
+  accessDenied: { documentName: 'Q3 Board Deck' },
+  purchaseReceipt: { documentName: 'Q3 Board Deck', amountFormatted: '€12.00', downloadUrl, downloadsAllowed: 5, validDays: 7 },
+};
+
+const KINDS = Object.keys(samples) as MailKind[];
+
+/** Written here by hand, not read from the locale files, so a wrong or untranslated string fails. */
+const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
+  otpCode: { en: 'is your code', es: 'es tu código', fr: 'est votre code', pt: 'é o seu código', it: 'è il tuo codice' },
+  documentShared: { en: 'shared', es: 'ha compartido', fr: 'a partagé', pt: 'compartilhou', it: 'ha condiviso' },
+  accessRequested: { en: 'is asking to view', es: 'solicita acceso', fr: 'demande l’accès', pt: 'pediu acesso', it: 'chiede di accedere' },
+  accessApproved: { en: 'You can now view', es: 'Ya puedes ver', fr: 'Vous pouvez maintenant consulter', pt: 'Você já pode acessar', it: 'Ora puoi visualizzare' },
+  accessDenied: { en: 'was declined', es: 'Se ha denegado', fr: 'a été refusée', pt: 'foi recusada', it: 'è stata rifiutata' },
+  purchaseReceipt: { en: 'receipt', es: 'Recibo de tu compra', fr: 'Votre reçu', pt: 'Recibo da sua compra', it: 'Ricevuta' },
+};
+
+const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
+  otpCode: { en: 'valid for 10 minutes', es: 'válido durante 10 minutos', fr: 'valable 10\u00a0minutes', pt: 'válido por 10 minutos', it: 'valido per 10 minuti' },
+  documentShared: { en: 'with you', es: 'ha compartido contigo', fr: 'avec vous', pt: 'compartilhou o documento', it: 'ha condiviso con te' },
+  accessRequested: { en: 'To approve it', es: 'Para aprobarla', fr: 'Pour l’accepter', pt: 'Para aprovar', it: 'Per approvarla' },
+  accessApproved: { en: 'Good news', es: 'Buenas noticias', fr: 'Bonne nouvelle', pt: 'Boa notícia', it: 'Buone notizie' },
+  accessDenied: { en: 'this is a mistake', es: 'se trata de un error', fr: 'il s’agit d’une erreur', pt: 'houve um engano', it: 'si tratti di un errore' },
+  purchaseReceipt: {
+    en: 'up to 5 times over the next 7 days',
+    es: 'hasta 5 veces durante los próximos 7 días',
+    fr: 'jusqu’à 5 fois dans les 7 prochains jours',
+    pt: 'até 5 vezes nos próximos 7 dias',
+    it: 'fino a 5 volte nei prossimi 7 giorni',
+  },
+};
+
+const footers: Record<MailLocale, string> = {
+  en: 'Sent by Acme via linkvault',
+  es: 'Enviado por Acme a través de linkvault',
+  fr: 'Envoyé par Acme via linkvault',
+  pt: 'Enviado por Acme via linkvault',
+  it: 'Inviato da Acme tramite linkvault',
+};
+
+const htmlLangs: Record<MailLocale, string> = { en: 'en', es: 'es', fr: 'fr', pt: 'pt-BR', it: 'it' };
+
+const escapeHtml = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+function render<K extends MailKind>(kind: K, locale: MailLocale, data: Partial<MailData[K]> = {}, brandPatch: Partial<MailBrand> = {}) {
+  return renderMail(kind, locale, { ...samples[kind], ...data }, { ...brand, ...brandPatch });
+}
+
+/** The values each message must carry, as they read in plain text. */
+function keyValues(kind: MailKind): string[] {
+  const values = ['Q3 Board Deck'];
+  if (kind === 'otpCode') values.push('482913');
+  if (kind === 'documentShared' || kind === 'accessApproved') values.push(viewerUrl);
+  if (kind === 'purchaseReceipt') values.push(downloadUrl, '€12.00');
+  if (kind === 'accessRequested') {
+    values.push('ana@example.org', '203.0.113.7', 'PATCH /api/links/AbCdEf0123456789/requests/42', '{"status":"approved"}', '{"status":"denied"}');
+  }
+  return values;
+}
+
+describe('mail templates', () => {
+  for (const kind of KINDS) {
+    for (const locale of MAIL_LOCALES) {
+      test(`${kind} in ${locale} renders in its language with its values`, () => {
+        const mail = render(kind, locale);
+        assert.ok(mail.subject.includes(subjectWords[kind][locale]), `subject: ${mail.subject}`);
+        assert.ok(mail.text.includes(bodyWords[kind][locale]), `text: ${mail.text}`);
+        assert.ok(mail.html.includes(bodyWords[kind][locale]), 'html body word');
+        assert.ok(mail.text.includes(footers[locale]), 'text footer');
+        assert.ok(mail.html.includes(footers[locale]), 'html footer');
+        assert.match(mail.html, new RegExp(`^<!DOCTYPE html>\\n<html lang="${htmlLangs[locale]}"`));
+        assert.ok(mail.subject.includes('Q3 Board Deck'));
+        for (const value of keyValues(kind)) {
+          assert.ok(mail.text.includes(value), `text lacks ${value}`);
+          assert.ok(mail.html.includes(escapeHtml(value)), `html lacks ${value}`);
+        }
+        // The text part is written for reading, not HTML with the tags stripped.
+        assert.doesNotMatch(mail.text, /<[a-z/!]/i);
+        assert.doesNotMatch(mail.text, /&(amp|lt|gt|quot|#39);/);
+      });
+    }
+  }
+
+  test('the main URL is a brand-coloured button and the code stands on its own line', () => {
+    const shared = render('documentShared', 'en');
+    assert.ok(shared.html.includes(`href="${escapeHtml(viewerUrl)}"`));
+    assert.ok(shared.html.includes('background-color:#ff0066;border-radius:6px;'));
+    assert.ok(shared.html.includes('color:#ffffff;text-decoration:none;'));
+    assert.ok(shared.text.includes(`View document:\n${viewerUrl}`));
+    const otp = render('otpCode', 'en');
+    assert.ok(otp.text.includes('\n    482913\n'));
+  });
+
+  test('the logo and the company name head the message; alt is the company name', () => {
+    const mail = render('accessApproved', 'it');
+    assert.ok(mail.html.includes('<img src="https://cdn.example.com/acme/logo.png" alt="Acme" height="48"'));
+    assert.ok(mail.html.includes('height:48px'));
+    assert.match(mail.html, />Acme<\/td>/);
+  });
+
+  test('no company name: a neutral footer and no header', () => {
+    const mail = render('accessApproved', 'es', {}, { companyName: null, logoUrl: null });
+    assert.ok(mail.text.includes('Enviado a través de linkvault'));
+    assert.ok(!mail.html.includes('<img'));
+    const en = render('accessDenied', 'en', {}, { companyName: '  ' });
+    assert.ok(en.text.endsWith('-- \nSent via linkvault\n'));
+  });
+
+  test('every user and brand value is escaped in the HTML', () => {
+    const evil = '<script>alert(1)</script>';
+    for (const kind of KINDS) {
+      for (const locale of MAIL_LOCALES) {
+        const mail = render(kind, locale, { documentName: evil, senderName: `"><img src=x onerror=alert(1)>`, requesterEmail: `<b>x</b>@e.com` } as Partial<MailData[typeof kind]>, {
+          companyName: `Evil "Co" <svg onload=alert(1)>`,
+        });
+        assert.ok(!mail.html.includes('<script'), `${kind}/${locale}`);
+        assert.ok(!mail.html.includes('<svg'), `${kind}/${locale}`);
+        assert.ok(!mail.html.includes('<img src=x'), `${kind}/${locale}`);
+        assert.ok(!mail.html.includes('<b>x'), `${kind}/${locale}`);
+        assert.ok(mail.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), `${kind}/${locale}`);
+        assert.ok(mail.html.includes('alt="Evil &quot;Co&quot; &lt;svg onload=alert(1)&gt;"'), `${kind}/${locale}`);
+        // The text part keeps the value as written: it is never interpreted.
+        assert.ok(mail.text.includes(evil));
+      }
+    }
+  });
+
+  test('colours and radius that are not strict values fall back to the defaults', () => {
+    const mail = render('accessApproved', 'en', {}, {
+      primaryColor: 'red;background:url(javascript:alert(1))',
+      btnTextColor: '#fff" onmouseover="alert(1)',
+      bgColor: 'expression(alert(1))',
+      textColor: '#12345',
+      cardBgColor: 'rgb(0,0,0)',
+      cardBorderColor: '#GGGGGG',
+      btnRadius: '8px;background:red',
+    });
+    for (const bad of ['javascript', 'onmouseover', 'expression', '#12345;', 'rgb(', '#GGGGGG', 'background:red']) {
+      assert.ok(!mail.html.includes(bad), bad);
+    }
+    assert.ok(mail.html.includes(`background-color:${DEFAULT_BRAND.primaryColor};border-radius:${DEFAULT_BRAND.btnRadius};`));
+    assert.ok(mail.html.includes(`color:${DEFAULT_BRAND.btnTextColor};text-decoration:none;`));
+    assert.ok(mail.html.includes(`<body style="margin:0;padding:0;background-color:${DEFAULT_BRAND.bgColor};">`));
+    assert.ok(mail.html.includes(`background-color:${DEFAULT_BRAND.cardBgColor};border:1px solid ${DEFAULT_BRAND.cardBorderColor};`));
+    assert.ok(mail.html.includes(`color:${DEFAULT_BRAND.textColor};`));
+    // Three-digit colours and other CSS lengths are accepted as they are.
+    const short = render('accessApproved', 'en', {}, { primaryColor: '#f06', btnRadius: '0.5rem' });
+    assert.ok(short.html.includes('background-color:#f06;border-radius:0.5rem;'));
+  });
+
+  test('a logo URL that is not absolute http(s) is dropped', () => {
+    for (const logoUrl of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:image/png;base64,AAAA', '/branding/1/logo.png', 'https://cdn.example.com/a b.png', 'https://cdn.example.com/\nx.png']) {
+      const mail = render('otpCode', 'fr', {}, { logoUrl });
+      assert.ok(!mail.html.includes('<img'), logoUrl);
+      assert.ok(!/javascript:|data:image/i.test(mail.html), logoUrl);
+      assert.ok(mail.html.includes('>Acme</td>'), 'the company name still heads the message');
+    }
+    const sized = render('otpCode', 'en', {}, { logoSize: 100_000 });
+    assert.ok(sized.html.includes('height="512"'));
+  });
+
+  test('a main URL that is not http(s) gives no button and no link', () => {
+    const mail = render('accessApproved', 'en', { viewerUrl: 'javascript:alert(document.cookie)' });
+    assert.ok(!mail.html.includes('javascript:'));
+    assert.ok(!mail.html.includes('<a '));
+    assert.ok(!mail.text.includes('javascript:'));
+  });
+
+  test('the personal message keeps its line breaks as <br> and is escaped', () => {
+    const message = 'Hi <b>Bob</b>,\r\n\r\nFigures & notes attached.\nSee "page 3".\r\n';
+    const mail = render('documentShared', 'en', { message });
+    assert.ok(
+      mail.html.includes('Hi &lt;b&gt;Bob&lt;/b&gt;,<br><br>Figures &amp; notes attached.<br>See &quot;page 3&quot;.</td>'),
+      mail.html,
+    );
+    assert.ok(!mail.html.includes('<b>Bob'));
+    assert.ok(mail.text.includes('A message from Acme:\n\n> Hi <b>Bob</b>,\n>\n> Figures & notes attached.\n> See "page 3".\n'));
+    // The button comes after the note.
+    assert.ok(mail.text.indexOf('> See') < mail.text.indexOf(viewerUrl));
+
+    const fr = render('documentShared', 'fr', { message: 'Bonjour' });
+    assert.ok(fr.text.includes('Acme vous a écrit\u00a0:\n\n> Bonjour'));
+
+    for (const empty of [undefined, null, '', '\n\r\n']) {
+      const plain = render('documentShared', 'en', { message: empty });
+      assert.ok(!plain.text.includes('A message from'), String(empty));
+      assert.ok(!plain.html.includes('border-left:4px'), String(empty));
+    }
+  });
+
+  test('subjects never carry a line break, whatever the values hold', () => {
+    const injected = 'Deck\r\nBcc: victim@example.com\n\u2028X-Evil: 1';
+    for (const kind of KINDS) {
+      for (const locale of MAIL_LOCALES) {
+        const mail = render(kind, locale, {
+          documentName: injected,
+          senderName: 'Acme\r\nBcc: a@b.c',
+          requesterEmail: 'x@y.z\nBcc: a@b.c',
+          code: '123\r\n456',
+        } as Partial<MailData[typeof kind]>);
+        assert.doesNotMatch(mail.subject, /[\r\n\u2028\u2029\u0000-\u001f]/, `${kind}/${locale}: ${JSON.stringify(mail.subject)}`);
+        assert.ok(mail.subject.includes('Deck Bcc: victim@example.com X-Evil: 1'));
+      }
+    }
+  });
+
+  test('a long document name is shortened in the subject only', () => {
+    const documentName = `Annual report ${'x'.repeat(300)} end`;
+    const mail = render('accessDenied', 'en', { documentName });
+    assert.ok(mail.subject.length < 120, mail.subject);
+    assert.ok(mail.subject.includes('…'));
+    assert.ok(mail.text.includes(documentName));
+  });
+
+  test('French typography: no-break spaces inside « » and before a colon', () => {
+    const mail = render('otpCode', 'fr');
+    assert.ok(mail.subject.includes('«\u00a0Q3 Board Deck\u00a0»'));
+    assert.ok(mail.text.includes('«\u00a0Q3 Board Deck\u00a0»\u00a0:'));
+    const receipt = render('purchaseReceipt', 'fr');
+    assert.ok(receipt.text.includes('Montant payé\u00a0: €12.00'));
+    assert.ok(receipt.text.includes(`Télécharger le fichier\u00a0:\n${downloadUrl}`));
+  });
+
+  test('singular counts read naturally', () => {
+    const en = render('purchaseReceipt', 'en', { downloadsAllowed: 1, validDays: 1 });
+    assert.ok(en.text.includes('download the file once within the next 24 hours'));
+    const otp = render('otpCode', 'it', { minutes: 1 });
+    assert.ok(otp.text.includes('valido per 1 minuto.'));
+  });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { createLink } from '../helpers/files.js';
+import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import { VisitorClient } from '../helpers/visitor.js';
+
+/** A word each message's subject must carry in each language. */
+const SUBJECT_WORDS = {
+  en: { otp: /your code/, shared: /shared .* with you/, requested: /is asking to view/, approved: /You can now view/, denied: /was declined/ },
+  es: { otp: /tu código/, shared: /ha compartido .* contigo/, requested: /solicita acceso/, approved: /Ya puedes ver/, denied: /denegado/ },
+  fr: { otp: /votre code/, shared: /a partagé .* avec vous/, requested: /demande l’accès/, approved: /pouvez maintenant/, denied: /refusée/ },
+  pt: { otp: /seu código/, shared: /compartilhou .* com você/, requested: /pediu acesso/, approved: /já pode acessar/, denied: /recusada/ },
+  it: { otp: /il tuo codice/, shared: /ha condiviso .* con te/, requested: /chiede di accedere/, approved: /Ora puoi visualizzare/, denied: /rifiutata/ },
+} as const;
+
+test('every e-mail in every locale reaches a real SMTP server, in the brand and language of the account', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'linkvault <noreply@linkvault.example>' } });
+  const { http, email: ownerEmail } = await app.createAccount('business');
+
+  for (const [locale, words] of Object.entries(SUBJECT_WORDS)) {
+    await http.post('/api/branding', { email_locale: locale, company_name: `Acme ${locale}`, primary_color: '#aa3300' });
+    const tag = `${locale}-${Date.now()}`;
+    const link = await createLink(http, 'doc', `Plan ${tag}.txt`, { requiresOtp: '1', allowedDomains: 'example.org', requiresApproval: '1' });
+    const forTag = (mail: { subject: string }) => mail.subject.includes(tag);
+
+    await http.post(`/api/links/${link}/share`, { emails: [`reader-${locale}@example.net`], message: 'Ciao!' });
+    const shared = await smtp.waitFor(`reader-${locale}@example.net`, forTag);
+    assert.match(shared.subject, words.shared);
+    assert.ok(shared.text.includes(`/v/${link}`));
+    assert.ok(shared.html && shared.html.includes('#aa3300'), 'branded HTML part');
+    assert.ok(shared.html && shared.html.includes(`Acme ${locale}`));
+
+    const visitor = new VisitorClient(app.url);
+    await visitor.post(`/v/${link}/otp`, { email: `guest-${locale}@example.org` });
+    const otp = await smtp.waitFor(`guest-${locale}@example.org`, forTag);
+    assert.match(otp.subject, words.otp);
+    assert.equal((await visitor.post(`/v/${link}/otp/verify`, { code: otpCodeIn(otp) })).status, 303);
+
+    await visitor.post(`/v/${link}/access`, { email: `guest-${locale}@example.org` });
+    const requested = await smtp.waitFor(ownerEmail, (mail) => forTag(mail) && words.requested.test(mail.subject));
+    assert.ok(requested.text.includes(`/api/links/${link}/requests/`));
+
+    const [request] = (await http.get(`/api/links/${link}/requests`)).body.requests;
+    await http.patch(`/api/links/${link}/requests/${request.id}`, { status: 'approved' });
+    const approved = await smtp.waitFor(`guest-${locale}@example.org`, (mail) => forTag(mail) && words.approved.test(mail.subject));
+    assert.ok(approved.text.includes(`/v/${link}`));
+
+    const refused = new VisitorClient(app.url);
+    await refused.post(`/v/${link}/otp`, { email: `other-${locale}@example.org` });
+    const code = otpCodeIn(await smtp.waitFor(`other-${locale}@example.org`, forTag));
+    await refused.post(`/v/${link}/otp/verify`, { code });
+    await refused.post(`/v/${link}/access`, { email: `other-${locale}@example.org` });
+    const second = (await http.get(`/api/links/${link}/requests`)).body.requests.find((r: any) => r.email === `other-${locale}@example.org`);
+    await http.patch(`/api/links/${link}/requests/${second.id}`, { status: 'denied' });
+    const denied = await smtp.waitFor(`other-${locale}@example.org`, (mail) => forTag(mail) && words.denied.test(mail.subject));
+    assert.equal(denied.from, 'noreply@linkvault.example');
+  }
+});
+
+test("an account's own SMTP server is used instead of the system one", async (t) => {
+  const system = await startSmtp(t);
+  const own = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: system.url } });
+  const { http } = await app.createAccount('business');
+  const port = Number(new URL(own.url).port);
+  const configured = await http.post('/api/branding', {
+    smtp_host: '127.0.0.1', smtp_port: port, smtp_encryption: 'none', from_email: 'deals@acme.example', from_name: 'Acme Deals',
+  });
+  assert.equal(configured.status, 200);
+  const link = await createLink(http, 'x', 'Terms.pdf');
+  await http.post(`/api/links/${link}/share`, { emails: ['client@example.com'] });
+  const mail = await own.waitFor('client@example.com');
+  assert.equal(mail.from, 'deals@acme.example');
+  assert.equal(system.received.length, 0, 'nothing went through the system server');
+});
