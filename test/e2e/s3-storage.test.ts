@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
-import { createLink, downloadOriginal, downloadToken, sha256, uploadFile, uploadForm } from '../helpers/files.js';
+import { abortUploadMidway, createLink, downloadOriginal, downloadToken, sha256, uploadFile, uploadForm } from '../helpers/files.js';
 import { startS3 } from '../helpers/s3.js';
 
 // The SDK reads credentials from the environment, as in production.
@@ -49,21 +48,7 @@ test('on S3: upload, ranged download, new version and delete keep the bucket exa
 test('on S3: a client abort mid-upload leaves no object and no row', async (t) => {
   const { s3, app } = await startAppOnS3(t);
   const { http: api, apiKey } = await app.createAccount('professional');
-  const boundary = 'b0undary';
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.dat"\r\n\r\n`;
-  await new Promise<void>((resolve) => {
-    const request = http.request(`${app.url}/api/upload`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': String(head.length + 50 * 1024 * 1024),
-      },
-    });
-    request.on('error', () => resolve());
-    request.write(head);
-    request.write(randomBytes(12 * 1024 * 1024), () => setTimeout(() => { request.destroy(); resolve(); }, 300));
-  });
+  await abortUploadMidway(app.url, apiKey, 50 * 1024 * 1024, 12 * 1024 * 1024);
   for (let i = 0; i < 50 && (await s3.keys()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(await s3.keys(), []);

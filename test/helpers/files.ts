@@ -52,3 +52,32 @@ export async function listFiles(dir: string): Promise<string[]> {
     throw error;
   }
 }
+
+/**
+ * Starts a multipart upload that announces `declaredBytes`, sends `sentBytes` of the file,
+ * then drops the connection, as a client that goes away mid-upload would.
+ */
+export async function abortUploadMidway(baseUrl: string, apiKey: string, declaredBytes: number, sentBytes: number): Promise<void> {
+  const { request } = await import('node:http');
+  const { randomBytes } = await import('node:crypto');
+  const boundary = 'linkvault-abort-boundary';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.dat"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  await new Promise<void>((resolve) => {
+    const upload = request(`${baseUrl}/api/upload`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + declaredBytes),
+      },
+    });
+    upload.on('error', () => resolve());
+    upload.write(head);
+    upload.write(randomBytes(sentBytes), () =>
+      setTimeout(() => {
+        upload.destroy();
+        resolve();
+      }, 300),
+    );
+  });
+}

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { startApp } from '../../../test/helpers/app.js';
-import { createLink, downloadOriginal, downloadToken, listFiles, sha256, uploadFile, uploadForm } from '../../../test/helpers/files.js';
+import { abortUploadMidway, createLink, downloadOriginal, downloadToken, listFiles, sha256, uploadFile, uploadForm } from '../../../test/helpers/files.js';
 import { BLOCKED_EXTENSIONS } from '../files/content-checks.js';
 import { MAX_UPLOAD_BYTES } from '../files/file-intake.js';
 
@@ -157,27 +156,7 @@ test('exactly 100 MB is accepted; one byte more is 413 and nothing is stored', a
 test('a client abort mid-upload leaves no row, no blob and no temp file', async (t) => {
   const app = await startApp(t);
   const { http: api, apiKey } = await app.createAccount('professional');
-  const boundary = 'linkvaultboundary';
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.dat"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  await new Promise<void>((resolve) => {
-    const request = http.request(`${app.url}/api/upload`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': String(head.length + 20 * 1024 * 1024 + 100),
-      },
-    });
-    request.on('error', () => resolve());
-    request.write(head);
-    request.write(randomBytes(5 * 1024 * 1024), () => {
-      // Half-way through: the client disappears.
-      setTimeout(() => {
-        request.destroy();
-        resolve();
-      }, 200);
-    });
-  });
+  await abortUploadMidway(app.url, apiKey, 20 * 1024 * 1024, 5 * 1024 * 1024);
   // The server notices the closed socket asynchronously.
   for (let i = 0; i < 50 && (await listFiles(path.join(app.dataDir, 'blobs'))).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(await listFiles(path.join(app.dataDir, 'blobs')), []);
