@@ -17,9 +17,16 @@ import { uploadRoutes } from './modules/upload/upload.routes.js';
 import { accessRequestsRoutes } from './modules/access-requests/access-requests.routes.js';
 import { brandingAssetRoutes, brandingRoutes } from './modules/branding/branding.routes.js';
 import { sharingRoutes } from './modules/sharing/sharing.routes.js';
+import { portalsRoutes } from './modules/portals/portals.routes.js';
+import { templatesRoutes } from './modules/templates/templates.routes.js';
+import { paymentsRoutes } from './modules/payments/payments.routes.js';
+import { stripePagesRoutes } from './modules/payments/stripe-pages.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { registerViewerAssets } from './viewer/assets.js';
 import { createDocumentContent } from './viewer/document-content.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
+import { portalRoutes } from './viewer/portal.routes.js';
 import type { Runtime } from './runtime.js';
 
 /** The whole HTTP application over a runtime. Nothing listens until the caller says so. */
@@ -76,16 +83,23 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
     await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
-    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads });
+    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads, purchases: services.checkout });
     await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
     await api.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
     await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
+    await api.register(portalsRoutes, { prefix: '/client-portals', portals: services.portals });
+    await api.register(templatesRoutes, { prefix: '/templates', templates: services.templates });
+    await api.register(paymentsRoutes, { prefix: '/stripe', connect: services.stripeConnect, checkout: services.checkout, webhook: services.stripeWebhook });
+    await api.register(integrationsRoutes, { prefix: '/integrations', integrations: services.integrations });
+    await api.register(analyticsRoutes, { analytics: services.analytics });
     // API modules: one register line each, above this comment.
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
 
   await app.register(brandingAssetRoutes, { branding: services.branding });
+  await app.register(portalRoutes, { prefix: '/p', portals: services.portalAccess, brandFor: services.branding.brandFor, accountForHost: services.branding.accountForDomain, publicUrl: config.publicUrl, clock: runtime.clock });
+  await app.register(stripePagesRoutes, { prefix: '/stripe', connect: services.stripeConnect, brandFor: services.branding.brandFor, paymentsConfigured: config.stripeSecretKey !== undefined });
   // Visitor-facing plugins other than /v (portal pages, public assets): one line each, above this comment.
   await registerViewerAssets(app);
   await app.register(viewerRoutes, {
@@ -95,6 +109,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
     brandFor: services.branding.brandFor,
     accountForHost: services.branding.accountForDomain,
+    purchases: services.checkout,
     publicUrl: config.publicUrl,
     clock: runtime.clock,
   });

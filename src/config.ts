@@ -37,6 +37,12 @@ export interface Config {
   rateLimitPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
+  /** How often the event dispatcher looks for due deliveries. */
+  eventPollMs: number;
+  /** Delay before the first retry of a failed delivery; doubled after each further failure. */
+  eventRetryBaseMs: number;
+  /** Tries before a delivery is given up and kept as failed. */
+  eventMaxAttempts: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -156,5 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
+    eventPollMs: integer(env, 'EVENT_POLL_MS', 1_000, 10, 600_000),
+    eventRetryBaseMs: integer(env, 'EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+    eventMaxAttempts: integer(env, 'EVENT_MAX_ATTEMPTS', 8, 1, 50),
   };
 }

@@ -7,17 +7,32 @@ import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import type { Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
 import { createMailer, transportSettingsFromUrl } from './infra/mail/index.js';
+import { createSafeHttpClient } from './infra/http/safe-fetch.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { createKeyUsage } from './modules/api-keys/key-usage.js';
 import { createDownloadsService } from './modules/downloads/downloads.service.js';
+import { createEventDispatcher } from './modules/events/event-dispatcher.js';
+import { createEventsService } from './modules/events/events.service.js';
 import { createFileIntake } from './modules/files/file-intake.js';
 import { createFileReader } from './modules/files/file-reader.js';
+import { createChatDelivery } from './modules/integrations/chat-delivery.js';
+import { createIntegrationsService } from './modules/integrations/integrations.service.js';
+import { createExpiryNotices } from './modules/links/expiry-notices.js';
 import { createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
+import { createCheckoutService } from './modules/payments/checkout.service.js';
+import { createStripeConnect } from './modules/payments/connect.service.js';
+import { createStripeClient } from './modules/payments/stripe-client.js';
+import { createStripeWebhook } from './modules/payments/stripe-webhook.service.js';
+import { createPortalAccessService } from './modules/portals/portal-access.service.js';
+import { createPortalsService } from './modules/portals/portals.service.js';
 import { createSharingService } from './modules/sharing/sharing.service.js';
+import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createOtpService } from './modules/visits/otp.service.js';
 import { createVisitsService } from './modules/visits/visits.service.js';
@@ -48,14 +63,19 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const blobs = createBlobStore(config.storage);
 
   const db = database.db;
-  const apiKeys = createApiKeysService({ db, clock });
+  const keyUsage = createKeyUsage({ db, onError: (err) => log.error({ err }, 'could not write API key usage') });
+  const apiKeys = createApiKeysService({ db, clock, usage: keyUsage });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
   const branding = createBrandingService({ db, clock, blobs, masterKey, publicUrl: config.publicUrl, systemFrom: config.mailFrom });
   const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase });
-  const uploads = createUploadService({ links, intake, paymentsConfigured: config.stripeSecretKey !== undefined });
-  const downloads = createDownloadsService({ db, clock, reader, links });
+  const stripe = createStripeClient(config);
+  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl });
+  const templates = createTemplatesService({ db, clock, payments: stripeConnect });
+  const uploads = createUploadService({ links, intake, templates, payments: stripeConnect });
+  const events = createEventsService({ clock, projections: [countView] });
+  const downloads = createDownloadsService({ db, clock, reader, links, events });
   const mailer = createMailer({
     db,
     clock,
@@ -63,11 +83,36 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     systemTransport: config.smtpUrl ? transportSettingsFromUrl(config.smtpUrl, config.mailFrom) : null,
     accountTransport: branding.smtpFor,
   });
-  const notifications = createNotifications({ db, mailer, viewerUrlFor: links.viewerUrlFor });
+  const notifications = createNotifications({ db, mailer, viewerUrlFor: links.viewerUrlFor, mailBrandFor: branding.mailBrandFor });
   const otp = createOtpService({ db, clock, counter });
-  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications });
-  const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications });
+  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications, events });
+  const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events });
   const sharing = createSharingService({ links, notify: notifications });
+  const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase });
+  const portalAccess = createPortalAccessService({ db, clock, otp, visits, notify: notifications });
+  const checkout = createCheckoutService({
+    db, clock, stripe, sellers: stripeConnect, visits, viewerBase: branding.viewerBase, platformFeePercent: config.platformFeePercent, events,
+  });
+  const stripeWebhook = createStripeWebhook({
+    db, clock, stripe, webhookSecret: config.stripeWebhookSecret, publicUrl: config.publicUrl,
+    links, downloads, sellers: stripeConnect, notify: notifications, events,
+  });
+  const integrations = createIntegrationsService({ db, clock, masterKey, allowPrivateWebhooks: config.allowPrivateWebhooks });
+  const analytics = createAnalyticsService({ db, clock, links });
+  const eventDispatcher = createEventDispatcher({
+    db,
+    clock,
+    log,
+    deliver: createChatDelivery({
+      masterKey,
+      http: createSafeHttpClient({ allowPrivateAddresses: config.allowPrivateWebhooks }),
+      viewerUrlFor: links.viewerUrlFor,
+    }),
+    pollMs: config.eventPollMs,
+    retryBaseMs: config.eventRetryBaseMs,
+    maxAttempts: config.eventMaxAttempts,
+  });
+  const expiryNotices = createExpiryNotices({ db, clock, events, log });
   // Services of later modules: construct them above this comment and list them in `services`.
 
   return {
@@ -80,13 +125,21 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     intake,
     reader,
     mailer,
-    services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests },
+    eventDispatcher,
+    expiryNotices,
+    services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests, templates, portals, portalAccess, stripeConnect, checkout, stripeWebhook, events, integrations, analytics },
     /** Work that runs beside the requests (mail delivery); the CLI's one-shot commands skip it. */
     startBackgroundWork() {
+      keyUsage.start();
       mailer.start();
+      eventDispatcher.start();
+      expiryNotices.start();
     },
     async close() {
+      await keyUsage.stop();
       await mailer.stop();
+      await expiryNotices.stop();
+      await eventDispatcher.stop();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

@@ -56,6 +56,8 @@ export interface LinksTable {
   created_at: number;
   expires_at: number;
   blob_purged_at: number | null;
+  /** when the link.expired event was recorded (0008) */
+  expiry_noticed_at: number | null;
 }
 
 export interface RoomLinksTable {
@@ -259,6 +261,20 @@ export interface StripeEventsTable {
   processed_at: number;
 }
 
+/** One row per distinct visitor (e-mail, else IP) of an account's links (0008). */
+export interface AccountVisitorsTable {
+  account_id: number;
+  visitor_key: string;
+  first_seen_at: number;
+}
+
+/** Views of an account's links per UTC day number (epoch ms / 86 400 000) (0008). */
+export interface AccountDailyViewsTable {
+  account_id: number;
+  day: number;
+  views: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -281,6 +297,8 @@ export interface Database {
   stripe_accounts: StripeAccountsTable;
   purchases: PurchasesTable;
   stripe_events: StripeEventsTable;
+  account_visitors: AccountVisitorsTable;
+  account_daily_views: AccountDailyViewsTable;
 }
 
 export type VisitRow = Selectable<VisitsTable>;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Brand } from './brand.js';
 
 const eta = new Eta({
@@ -12,7 +12,7 @@ const eta = new Eta({
 });
 
 export interface PageOptions {
-  template: 'message' | 'gate' | 'document' | 'room';
+  template: 'message' | 'gate' | 'document' | 'room' | 'portal-access' | 'portal-links';
   status?: number;
   title: string;
   brand: Brand;
@@ -41,6 +41,16 @@ export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
     .header('content-security-policy', contentSecurityPolicy(nonce))
     .type('text/html; charset=utf-8')
     .send(html);
+}
+
+/** The headers of every visitor page (/v, /p) and of what they load: a CSP, no framing by others, no referrer, no caching. */
+export function addVisitorPageHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy());
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    reply.header('referrer-policy', 'no-referrer');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
+  });
 }
 
 export function contentSecurityPolicy(nonce?: string): string {

@@ -3,14 +3,16 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, forbidden, notFound } from '../core/errors.js';
 import { StringId } from '../core/schemas.js';
-import type { LinkRow } from '../db/types.js';
+import type { LinkRow, VisitRow } from '../db/types.js';
 import type { LinksService } from '../modules/links/links.service.js';
 import { isExpired } from '../modules/links/links.service.js';
+import { isCheckoutSessionId, type CheckoutService } from '../modules/payments/checkout.service.js';
+import { formatPrice } from '../modules/payments/price.js';
 import type { GateState, Visitor, VisitsService } from '../modules/visits/visits.service.js';
 import type { BrandProvider } from './brand.js';
 import type { DocumentContent } from './document-content.js';
 import { presentationOf } from './document-content.js';
-import { contentSecurityPolicy, sendPage } from './render.js';
+import { addVisitorPageHeaders, sendPage } from './render.js';
 import { readVisitToken, setVisitCookie } from './visit-cookie.js';
 
 interface ViewerDeps {
@@ -20,6 +22,7 @@ interface ViewerDeps {
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
+  purchases: Pick<CheckoutService, 'createCheckout'>;
   publicUrl: string;
   clock: () => number;
 }
@@ -33,6 +36,8 @@ const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: str
 
 const LinkParams = Type.Object({ id: StringId });
 const FormBody = Type.Object({ email: Type.Optional(Type.String()), code: Type.Optional(Type.String()), password: Type.Optional(Type.String()) });
+/** Stripe Checkout sends the buyer back with the session it paid. */
+const ReturnQuery = Type.Object({ session_id: Type.Optional(Type.String({ maxLength: 300 })) });
 
 function sizeLabel(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -42,15 +47,10 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, links, content, brandFor, accountForHost, publicUrl, clock } = deps;
+  const { visits, links, content, brandFor, accountForHost, purchases, publicUrl, clock } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
-  app.addHook('onSend', async (_request, reply) => {
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy());
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('referrer-policy', 'no-referrer');
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
-  });
+  addVisitorPageHeaders(app);
 
   const base = (linkId: string) => `/v/${linkId}`;
   const visitorOf = async (request: FastifyRequest): Promise<Visitor> => ({
@@ -62,14 +62,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   const remember = (request: FastifyRequest, reply: FastifyReply, linkId: string, token: string, maxAgeSeconds: number) =>
     setVisitCookie(reply, base(linkId), token, publicUrl.startsWith('https:') || request.protocol === 'https', maxAgeSeconds);
 
-  async function renderState(reply: FastifyReply, link: LinkRow | undefined, state: GateState, error?: AppError) {
+  async function renderState(reply: FastifyReply, link: LinkRow | undefined, state: GateState, error?: AppError, sessionId?: string) {
     const brand = link ? await brandFor(link.account_id) : await brandFor(0);
     const message = MESSAGES[state.step];
     if (message || !link) {
       const { status, heading, text } = message ?? MESSAGES['not-found']!;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
-    if (state.step === 'session') return renderOpened(reply, link, brand);
+    if (state.step === 'session') return renderOpened(reply, link, brand, state.visit, sessionId);
     return sendPage(reply, {
       template: 'gate',
       status: error?.status ?? (state.step === 'approval-denied' ? 403 : 200),
@@ -86,7 +86,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     });
   }
 
-  async function renderOpened(reply: FastifyReply, link: LinkRow, brand: Awaited<ReturnType<BrandProvider>>) {
+  async function renderOpened(reply: FastifyReply, link: LinkRow, brand: Awaited<ReturnType<BrandProvider>>, visit: VisitRow, sessionId?: string) {
     if (link.kind === 'room') {
       const now = clock();
       const children = (await links.roomChildren(link.id))
@@ -94,10 +94,21 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         .map((child) => ({ name: child.name, mime: child.mime, url: `${base(link.id)}/d/${child.id}` }));
       return sendPage(reply, { template: 'room', title: link.name, brand, data: { name: link.name, children } });
     }
-    return renderDocument(reply, link, link, brand);
+    return renderDocument(reply, link, link, brand, visit, sessionId);
   }
 
-  function renderDocument(reply: FastifyReply, opened: LinkRow, file: LinkRow, brand: Awaited<ReturnType<BrandProvider>>) {
+  /** The "buy the original" box of a paid file: price and checkout form, and once paid, the download. */
+  function purchaseOffer(file: LinkRow, prefix: string, visit: VisitRow, sessionId: string | undefined) {
+    if (file.require_payment !== 1 || file.download_price === null || !file.download_currency) return null;
+    return {
+      priceLabel: formatPrice(file.download_price, file.download_currency),
+      checkoutUrl: `${prefix}/checkout`,
+      email: visit.email ?? '',
+      downloadUrl: sessionId && isCheckoutSessionId(sessionId) ? `/api/links/${file.id}/download-original?session_id=${sessionId}` : null,
+    };
+  }
+
+  function renderDocument(reply: FastifyReply, opened: LinkRow, file: LinkRow, brand: Awaited<ReturnType<BrandProvider>>, visit: VisitRow, sessionId?: string) {
     const inRoom = opened.id !== file.id;
     const prefix = inRoom ? `${base(opened.id)}/d/${file.id}` : base(file.id);
     const watermark = file.has_watermark === 1 || opened.has_watermark === 1;
@@ -117,14 +128,15 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         bookingUrl: file.booking_url ?? (inRoom ? opened.booking_url : null),
         backUrl: inRoom ? base(opened.id) : null,
         backLabel: opened.name,
+        purchase: purchaseOffer(file, prefix, visit, sessionId),
       },
     });
   }
 
-  app.get('/:id', { schema: { hide: true, params: LinkParams } }, async (request, reply) => {
+  app.get('/:id', { schema: { hide: true, params: LinkParams, querystring: ReturnQuery } }, async (request, reply) => {
     const { link, state, token } = await visits.enter(request.params.id, await visitorOf(request));
     if (token && state.step === 'session') remember(request, reply, link!.id, token, (state.expiresAt - clock()) / 1000);
-    return renderState(reply, link, state);
+    return renderState(reply, link, state, undefined, request.query.session_id);
   });
 
   /** Runs a gate form; success redirects back to the page (POST-redirect-GET), a refusal re-renders it. */
@@ -162,9 +174,17 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     return { link, visit: state.visit };
   }
 
+  /** A file that can only be downloaded, not shown, is what a paid link sells: the viewer does not give it away. */
+  function assertNotSoldOnly(file: LinkRow, watermark: boolean): void {
+    if (file.require_payment === 1 && presentationOf(file.mime, watermark) === 'download') {
+      throw forbidden('This file is for sale: buy the original to download it');
+    }
+  }
+
   app.get('/:id/content', { schema: { hide: true, params: LinkParams } }, async (request, reply) => {
     const { link, visit } = await session(request, request.params.id);
     if (link.kind !== 'file') throw notFound('Document');
+    assertNotSoldOnly(link, link.has_watermark === 1);
     return content.send(request, reply, link, visit, link.has_watermark === 1);
   });
 
@@ -176,16 +196,43 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   const ChildParams = Type.Object({ id: StringId, childId: StringId });
 
-  app.get('/:id/d/:childId', { schema: { hide: true, params: ChildParams } }, async (request, reply) => {
-    const { link: room } = await session(request, request.params.id).catch(() => ({ link: undefined }));
-    if (!room) return reply.redirect(base(request.params.id), 303);
-    return renderDocument(reply, room, await roomChild(room.id, request.params.childId), await brandFor(room.account_id));
+  app.get('/:id/d/:childId', { schema: { hide: true, params: ChildParams, querystring: ReturnQuery } }, async (request, reply) => {
+    const opened = await session(request, request.params.id).catch(() => undefined);
+    if (!opened) return reply.redirect(base(request.params.id), 303);
+    const child = await roomChild(opened.link.id, request.params.childId);
+    return renderDocument(reply, opened.link, child, await brandFor(opened.link.account_id), opened.visit, request.query.session_id);
   });
 
   app.get('/:id/d/:childId/content', { schema: { hide: true, params: ChildParams } }, async (request, reply) => {
     const { link: room, visit } = await session(request, request.params.id);
     const child = await roomChild(room.id, request.params.childId);
-    return content.send(request, reply, child, visit, child.has_watermark === 1 || room.has_watermark === 1);
+    const watermark = child.has_watermark === 1 || room.has_watermark === 1;
+    assertNotSoldOnly(child, watermark);
+    return content.send(request, reply, child, visit, watermark);
+  });
+
+  const CheckoutBody = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });
+
+  /**
+   * Starts buying a paid file. The visit cookie is scoped to /v/{id}, so the page's form posts
+   * here rather than to /api/stripe/checkout-download. CSP form-action 'self' also governs the
+   * redirect after a form post, so the page's script asks for JSON and navigates itself; the
+   * 303 serves clients without it.
+   */
+  async function startCheckout(request: FastifyRequest, reply: FastifyReply, file: LinkRow, prefix: string, email: string | undefined) {
+    const { url } = await purchases.createCheckout(file, email ?? '', prefix);
+    return request.headers.accept?.includes('application/json') ? reply.send({ url }) : reply.redirect(url, 303);
+  }
+
+  app.post('/:id/checkout', { schema: { hide: true, params: LinkParams, body: CheckoutBody } }, async (request, reply) => {
+    const { link } = await session(request, request.params.id);
+    return startCheckout(request, reply, link, base(link.id), request.body.email);
+  });
+
+  app.post('/:id/d/:childId/checkout', { schema: { hide: true, params: ChildParams, body: CheckoutBody } }, async (request, reply) => {
+    const { link: room } = await session(request, request.params.id);
+    const child = await roomChild(room.id, request.params.childId);
+    return startCheckout(request, reply, child, `${base(room.id)}/d/${child.id}`, request.body.email);
   });
 
   app.post('/:id/track', {

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
@@ -23,23 +23,48 @@ export interface TestApp {
   http(apiKey?: string): HttpClient;
 }
 
+async function onPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let processDatabase: Promise<string> | undefined;
+let dropProcessDatabase: (() => Promise<unknown>) | undefined;
+// Registered while the test file loads, so it runs once, after all of the file's tests.
+after(() => dropProcessDatabase?.());
+
 /**
- * A PostgreSQL schema of its own per test app (when TEST_DATABASE_URL is set), so tests
- * run in parallel against one server without seeing each other's rows.
+ * A database of this test process's own, dropped when its tests end. Kysely's migrator looks
+ * at every schema of its database, so a schema dropped by a test running in another process
+ * could fail a migration here; within one process tests run one after another.
+ */
+function databaseOfThisProcess(baseUrl: string): Promise<string> {
+  processDatabase ??= (async () => {
+    const name = `linkvault_test_${process.pid}_${randomBytes(3).toString('hex')}`;
+    await onPostgres(baseUrl, (client) => client.query(`create database ${name}`));
+    dropProcessDatabase = () => onPostgres(baseUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    return url.href;
+  })();
+  return processDatabase;
+}
+
+/**
+ * A PostgreSQL schema of its own per test app (when TEST_DATABASE_URL is set), in a database
+ * of the test process's own, so test files run in parallel against one server unseen.
  */
 async function isolatedPostgresUrl(t: TestContext, baseUrl: string): Promise<string> {
+  const databaseUrl = await databaseOfThisProcess(baseUrl);
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  t.after(async () => {
-    const cleanup = new pg.Client({ connectionString: baseUrl });
-    await cleanup.connect();
-    await cleanup.query(`drop schema ${schema} cascade`);
-    await cleanup.end();
-  });
-  const url = new URL(baseUrl);
+  await onPostgres(databaseUrl, (client) => client.query(`create schema ${schema}`));
+  t.after(() => onPostgres(databaseUrl, (client) => client.query(`drop schema ${schema} cascade`)));
+  const url = new URL(databaseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.href;
 }
@@ -52,7 +77,7 @@ export async function testEnv(t: TestContext, overrides: Record<string, string> 
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     MASTER_KEY: randomBytes(32).toString('base64'),
     REDIS_PREFIX: `lvtest:${randomBytes(4).toString('hex')}:`,
   };
@@ -66,15 +91,19 @@ export async function startApp(
   t: TestContext,
   options: { env?: Record<string, string>; clock?: () => number } = {},
 ): Promise<TestApp> {
+  // Registered before testEnv's hooks, which run after it (in order): the app flushes and
+  // closes while its database schema still exists.
+  let close = async () => {};
+  t.after(() => close());
   const env = await testEnv(t, options.env);
   const runtime = await createRuntime(loadConfig(env), { clock: options.clock });
   const app = await buildApp(runtime);
-  runtime.startBackgroundWork();
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  t.after(async () => {
+  close = async () => {
     await app.close();
     await runtime.close();
-  });
+  };
+  runtime.startBackgroundWork();
+  await app.listen({ host: '127.0.0.1', port: Number(env.PORT) });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no TCP address');
   const url = `http://127.0.0.1:${address.port}`;

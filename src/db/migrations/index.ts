@@ -6,6 +6,7 @@ import * as branding from './0004-branding.js';
 import * as events from './0005-events.js';
 import * as portalsAndTemplates from './0006-portals-templates.js';
 import * as payments from './0007-payments.js';
+import * as analytics from './0008-analytics.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005-events': events,
   '0006-portals-templates': portalsAndTemplates,
   '0007-payments': payments,
+  '0008-analytics': analytics,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,7 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
 import { countPendingRequests, decideAccessRequest, findAccessRequest, listAccessRequests } from './access-requests.repo.js';
 
@@ -12,8 +13,14 @@ export interface DecisionNotifier {
 }
 
 /** The owner's side of the approval gate. */
-export function createAccessRequestsService(deps: { db: Db; clock: Clock; links: Pick<LinksService, 'ownLink'>; notify: DecisionNotifier }) {
-  const { db, clock, links, notify } = deps;
+export function createAccessRequestsService(deps: {
+  db: Db;
+  clock: Clock;
+  links: Pick<LinksService, 'ownLink'>;
+  notify: DecisionNotifier;
+  events: EventRecorder;
+}) {
+  const { db, clock, links, notify, events } = deps;
 
   async function linkRequiringApproval(accountId: number, linkId: string): Promise<LinkRow> {
     const link = await links.ownLink(accountId, linkId, { live: false });
@@ -36,8 +43,18 @@ export function createAccessRequestsService(deps: { db: Db; clock: Clock; links:
 
     async decide(accountId: number, linkId: string, requestId: number, decision: Decision): Promise<Decision> {
       const link = await linkRequiringApproval(accountId, linkId);
-      if (!(await decideAccessRequest(db, linkId, requestId, decision, clock()))) throw notFound(`Access request ${requestId}`);
-      await notify.accessDecided(link, (await findAccessRequest(db, requestId))!, decision);
+      const request = await db.transaction().execute(async (trx) => {
+        if (!(await decideAccessRequest(trx, linkId, requestId, decision, clock()))) throw notFound(`Access request ${requestId}`);
+        const decided = (await findAccessRequest(trx, requestId))!;
+        await events.record(trx, {
+          accountId,
+          type: decision === 'approved' ? 'access.approved' : 'access.denied',
+          linkId,
+          payload: { linkName: link.name, email: decided.email, ip: decided.visitor_ip },
+        });
+        return decided;
+      });
+      await notify.accessDecided(link, request, decision);
       return decision;
     },
 

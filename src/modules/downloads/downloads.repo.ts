@@ -23,11 +23,3 @@ export async function spendDownloadToken(db: Executor, linkId: string, tokenHash
     .executeTakeFirst();
   return row !== undefined;
 }
-
-export function findFileLink(db: Executor, linkId: string) {
-  return db
-    .selectFrom('links')
-    .select(['id', 'name', 'mime', 'size', 'blob_key', 'wrapped_key', 'kind', 'blob_purged_at'])
-    .where('id', '=', linkId)
-    .executeTakeFirst();
-}

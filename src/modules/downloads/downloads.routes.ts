@@ -3,12 +3,21 @@ import { principalOf } from '../../core/auth.js';
 import { forbidden } from '../../core/errors.js';
 import { sendFile } from '../../core/file-response.js';
 import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import type { LinkRow } from '../../db/types.js';
 import type { DownloadsService } from './downloads.service.js';
 
 const tags = ['Downloads'];
 const LinkParams = Type.Object({ id: StringId });
 
-export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService }> = async (app, { downloads }) => {
+/** Proof of purchase through a payment session (the payments module). */
+export interface SessionDownloads {
+  spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
+}
+
+export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService; purchases: SessionDownloads }> = async (
+  app,
+  { downloads, purchases },
+) => {
   app.post('/:id/download-tokens', {
     schema: {
       tags,
@@ -36,7 +45,9 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
     schema: {
       tags,
       summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
-      description: 'Needs no API key. Supports HTTP Range; every request spends one use of the token.',
+      description:
+        'Needs no API key. Supports HTTP Range; every request spends one use of the token, or one of the 5 downloads ' +
+        '(within 7 days) a paid Stripe checkout session allows.',
       security: [],
       params: LinkParams,
       querystring: Type.Object({
@@ -49,11 +60,15 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
         400: ErrorBody,
         403: ErrorBody,
         416: ErrorBody,
+        502: ErrorBody,
+        503: ErrorBody,
       },
     },
   }, async (request, reply) => {
-    const { token } = request.query;
-    if (!token) throw forbidden('A valid download token or paid checkout session is required');
-    return sendFile(request, reply, await downloads.redeemToken(request.params.id, token), 'attachment');
+    const { id } = request.params;
+    const { token, session_id: sessionId } = request.query;
+    if (token) return sendFile(request, reply, await downloads.redeemToken(id, token), 'attachment');
+    if (sessionId) return sendFile(request, reply, await downloads.redeemWith(id, (link) => purchases.spendSessionDownload(link, sessionId)), 'attachment');
+    throw forbidden('A valid download token or paid checkout session is required');
   });
 };

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { PostgresAdapter, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { LinksTable, NewLink } from '../../db/types.js';
 
@@ -94,6 +94,30 @@ export function findExpiredWithBlobs(db: Executor, before: number, limit: number
 
 export async function markBlobPurged(db: Executor, id: string, now: number): Promise<void> {
   await db.updateTable('links').set({ blob_purged_at: now }).where('id', '=', id).execute();
+}
+
+/**
+ * Marks up to `limit` links whose expiry has passed and was not noticed yet, and returns
+ * them: each link is claimed once, by one replica (SKIP LOCKED on PostgreSQL, and the outer
+ * WHERE re-checked on the winner's row version).
+ */
+export function claimNewlyExpiredLinks(db: Executor, now: number, limit: number) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return db
+    .updateTable('links')
+    .set({ expiry_noticed_at: now })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('links')
+        .select('id')
+        .where('expires_at', '<=', now)
+        .where('expiry_noticed_at', 'is', null)
+        .limit(limit)
+        .$if(postgres, (query) => query.forUpdate().skipLocked()),
+    )
+    .where('expiry_noticed_at', 'is', null)
+    .returning(['id', 'account_id', 'name'])
+    .execute();
 }
 
 /** A link by id alone: for visitors, who reach it by its unguessable id, not by account. */

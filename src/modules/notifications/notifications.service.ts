@@ -1,64 +1,82 @@
+import type { Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import type { OutgoingMail } from '../../infra/mail/index.js';
 import { findAccountById } from '../accounts/accounts.repo.js';
 import type { Decision, DecisionNotifier } from '../access-requests/access-requests.service.js';
+import { formatPrice } from '../payments/price.js';
+import type { PurchaseNotifier, PurchaseReceipt } from '../payments/stripe-webhook.service.js';
+import type { PortalCodeNotifier, PortalRow } from '../portals/portal-access.service.js';
 import type { ShareNotifier } from '../sharing/sharing.service.js';
+import { OTP_TTL_MS } from '../visits/otp.service.js';
 import type { Notifications } from '../visits/visits.service.js';
+import { MAIL_LOCALES, renderMail, type MailBrand, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
+
+const DAY_MS = 86_400_000;
 
 /**
- * The e-mails the visitor gates cause. Each is queued in the outbox (never sent inline),
- * so a slow or failing mail server cannot hold up or fail a visitor's page.
+ * Every e-mail the service sends, in the account's language and brand. Each is queued in the
+ * outbox (never sent inline), so a slow or failing mail server cannot hold up a request.
  */
 export function createNotifications(deps: {
   db: Db;
-  mailer: { enqueue(mail: OutgoingMail): Promise<number> };
+  mailer: { enqueue(mail: OutgoingMail, db?: Executor): Promise<number> };
   viewerUrlFor: (accountId: number, linkId: string) => Promise<string>;
-}): Notifications & DecisionNotifier & ShareNotifier {
-  const { db, mailer, viewerUrlFor } = deps;
+  mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: MailBrand; locale: string }>;
+}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier {
+  const { db, mailer, viewerUrlFor, mailBrandFor } = deps;
+
+  /** Renders `kind` in the language and brand of the sender's account and queues it to `to`. */
+  async function send<K extends MailKind>(
+    sender: { account_id: number },
+    to: string,
+    kind: K,
+    data: MailData[K],
+    executor?: Executor,
+  ): Promise<void> {
+    // Inside a caller's transaction every read goes through it too (SQLite has a single connection).
+    const { brand, locale } = await mailBrandFor(sender.account_id, executor);
+    const mail = renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data, brand);
+    await mailer.enqueue({ accountId: sender.account_id, to, ...mail }, executor);
+  }
+
   return {
-    async otpCode(link: LinkRow, email: string, code: string) {
-      await mailer.enqueue({
-        accountId: link.account_id,
-        to: email,
-        subject: `${code} is your code to view ${link.name}`,
-        text: `Your one-time code to view "${link.name}" is ${code}.\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this e-mail.`,
-      });
-    },
+    otpCode: (link: LinkRow, email: string, code: string) =>
+      send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }),
+
+    portalCode: (portal: PortalRow, email: string, code: string) =>
+      send(portal, email, 'otpCode', { documentName: portal.name, code, minutes: OTP_TTL_MS / 60_000 }),
 
     async accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }) {
       const owner = await findAccountById(db, link.account_id);
       if (!owner) return;
-      await mailer.enqueue({
-        accountId: link.account_id,
-        to: owner.email,
-        subject: `${request.email} asks to view ${link.name}`,
-        text:
-          `${request.email} (from ${request.visitorIp}) asks to view "${link.name}".\n\n` +
-          `Approve or deny it with the API: PATCH /api/links/${link.id}/requests/${request.id} {"status":"approved"} or {"status":"denied"}.`,
+      await send(link, owner.email, 'accessRequested', {
+        documentName: link.name,
+        requesterEmail: request.email,
+        visitorIp: request.visitorIp,
+        requestId: request.id,
+        linkId: link.id,
       });
     },
 
     async documentShared(link: LinkRow, recipient: string, viewerUrl: string, message: string | null) {
-      const owner = await findAccountById(db, link.account_id);
-      await mailer.enqueue({
-        accountId: link.account_id,
-        to: recipient,
-        subject: `${owner?.name ?? owner?.email ?? 'Someone'} shared ${link.name} with you`,
-        text: `${message ? `${message}\n\n` : ''}Open "${link.name}": ${viewerUrl}`,
-      });
+      const [owner, { brand }] = await Promise.all([findAccountById(db, link.account_id), mailBrandFor(link.account_id)]);
+      const senderName = brand.companyName ?? owner?.name ?? owner?.email ?? 'linkvault';
+      await send(link, recipient, 'documentShared', { documentName: link.name, viewerUrl, senderName, message });
     },
 
     async accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision) {
-      await mailer.enqueue({
-        accountId: link.account_id,
-        to: request.email,
-        subject: decision === 'approved' ? `You can now view ${link.name}` : `Your request to view ${link.name} was declined`,
-        text:
-          decision === 'approved'
-            ? `Your request to view "${link.name}" was approved. Open it here: ${await viewerUrlFor(link.account_id, link.id)}`
-            : `Your request to view "${link.name}" was declined by its owner.`,
-      });
+      if (decision === 'denied') return send(link, request.email, 'accessDenied', { documentName: link.name });
+      await send(link, request.email, 'accessApproved', { documentName: link.name, viewerUrl: await viewerUrlFor(link.account_id, link.id) });
     },
+
+    purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor?: Executor) =>
+      send(link, receipt.email, 'purchaseReceipt', {
+        documentName: link.name,
+        amountFormatted: formatPrice(receipt.amount, receipt.currency),
+        downloadUrl: receipt.downloadUrl,
+        downloadsAllowed: receipt.downloads,
+        validDays: Math.max(1, Math.round((receipt.expiresAt - Date.now()) / DAY_MS)),
+      }, executor),
   };
 }

@@ -1,18 +1,25 @@
-import { unprocessable } from '../../core/errors.js';
 import type { FileIntake, StoredFile } from '../files/file-intake.js';
 import type { ReceivedUpload } from '../files/multipart-upload.js';
 import { parseSettingsForm, resolveSettings, type LinkSettings } from '../links/link-settings.js';
 import { blobKeyOf, type LinksService } from '../links/links.service.js';
+import type { PaymentsPolicy } from '../payments/connect.service.js';
+import type { TemplatesService } from '../templates/templates.service.js';
 
 /** Receives the upload into the blob key it is given; the HTTP layer decides how. */
 export type UploadReceiver = (blobKey: string) => Promise<ReceivedUpload>;
 
+/** The one place that decides whether paid settings can be honoured (uploads and templates both ask). */
+export async function assertPaymentsPossible(settings: LinkSettings, accountId: number, payments: PaymentsPolicy): Promise<void> {
+  if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
+}
+
 export function createUploadService(deps: {
   links: Pick<LinksService, 'newLinkId' | 'createFileLink' | 'ownLink' | 'replaceFile'>;
   intake: Pick<FileIntake, 'discard'>;
-  paymentsConfigured: boolean;
+  templates: Pick<TemplatesService, 'settingsForUpload'>;
+  payments: PaymentsPolicy;
 }) {
-  const { links, intake, paymentsConfigured } = deps;
+  const { links, intake, templates, payments } = deps;
 
   /** Runs `commit`; if it fails, the stored file goes too, so no blob outlives a failed request. */
   async function commitOrDiscard<T>(file: StoredFile, commit: () => Promise<T>): Promise<T> {
@@ -24,19 +31,15 @@ export function createUploadService(deps: {
     }
   }
 
-  function assertPaymentsPossible(settings: LinkSettings): void {
-    if (settings.requirePaymentToDownload && !paymentsConfigured) {
-      throw unprocessable('Paid downloads are not available: payments are not configured on this server');
-    }
-  }
-
   return {
     async createLink(accountId: number, receive: UploadReceiver) {
       const linkId = links.newLinkId();
       const { file, fields } = await receive(blobKeyOf(linkId, 1));
       return commitOrDiscard(file, async () => {
-        const settings = resolveSettings(parseSettingsForm(fields));
-        assertPaymentsPossible(settings);
+        const stated = parseSettingsForm(fields);
+        // Fields sent with the upload win over the template's.
+        const settings = resolveSettings(await templates.settingsForUpload(accountId, fields.templateId), stated);
+        await assertPaymentsPossible(settings, accountId, payments);
         return links.createFileLink(accountId, linkId, file, settings);
       });
     },

@@ -6,6 +6,7 @@ import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { findAccessRequest, insertAccessRequest } from '../access-requests/access-requests.repo.js';
+import type { EventRecorder } from '../events/events.service.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
@@ -61,8 +62,9 @@ export function createVisitsService(deps: {
   links: Pick<LinksService, 'findForVisitor'>;
   otp: OtpService;
   notify: Notifications;
+  events: EventRecorder;
 }) {
-  const { db, clock, counter, links, otp, notify } = deps;
+  const { db, clock, counter, links, otp, notify, events } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -131,6 +133,12 @@ export function createVisitsService(deps: {
       const opened = await db.transaction().execute(async (trx) => {
         if (!(await countViewUnderCap(trx, link.id))) return false;
         await updateVisit(trx, visit.id, { session_started_at: now, expires_at: now + link.view_session_ttl * 1000, view_id: randomBase62(6).toUpperCase() });
+        await events.record(trx, {
+          accountId: link.account_id,
+          type: 'link.viewed',
+          linkId: link.id,
+          payload: { linkName: link.name, email: visit.email, ip: visit.ip },
+        });
         return true;
       });
       if (!opened) return { link, state: { step: 'view-limit' } };
@@ -185,6 +193,7 @@ export function createVisitsService(deps: {
       const requestId = await db.transaction().execute(async (trx) => {
         const id = await insertAccessRequest(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
         await updateVisit(trx, visit.id, { access_request_id: id, email: visit.email ?? email });
+        await events.record(trx, { accountId: link.account_id, type: 'access.requested', linkId: link.id, payload: { linkName: link.name, email, ip: visitor.ip } });
         return id;
       });
       await notify.accessRequested(link, { id: requestId, email, visitorIp: visitor.ip });

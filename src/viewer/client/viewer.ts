@@ -95,7 +95,44 @@ function waitForApproval(waiting: HTMLElement): void {
   setTimeout(poll, 2000);
 }
 
+// CSP form-action 'self' would also refuse the redirect to Stripe's payment page after a
+// plain form post, so the checkout URL is fetched as JSON and opened by navigation.
+function startCheckoutByScript(form: HTMLFormElement): void {
+  const error = document.getElementById('checkout-error');
+  const button = form.querySelector('button');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (button) button.disabled = true;
+    try {
+      const email = (form.elements.namedItem('email') as HTMLInputElement).value;
+      const response = await fetch(form.action, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email }),
+      });
+      const body = (await response.json()) as { url?: string; error?: string };
+      if (response.ok && body.url) {
+        window.location.assign(body.url);
+        return;
+      }
+      if (error) {
+        error.textContent = body.error ?? 'The payment could not be started. Try again.';
+        error.hidden = false;
+      }
+    } catch {
+      if (error) {
+        error.textContent = 'The payment could not be started. Check your connection and try again.';
+        error.hidden = false;
+      }
+    }
+    if (button) button.disabled = false;
+  });
+}
+
 const pdfPages = document.getElementById('pdf-pages');
 if (pdfPages) void renderPdf(pdfPages);
+const checkoutForm = document.getElementById('checkout-form');
+if (checkoutForm instanceof HTMLFormElement) startCheckoutByScript(checkoutForm);
 const waiting = document.getElementById('waiting');
 if (waiting) waitForApproval(waiting);

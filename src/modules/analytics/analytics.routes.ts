@@ -1,0 +1,89 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../core/auth.js';
+import { contentDisposition } from '../../core/file-response.js';
+import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import { EVENT_TYPES } from '../events/event-types.js';
+import { MAX_LISTED_VISITORS, type AnalyticsService } from './analytics.service.js';
+
+const tags = ['Analytics'];
+const Count = Type.Integer({ minimum: 0 });
+const Visitor = Type.Union([Type.String(), Type.Null()], { description: 'the e-mail, else the IP masked (203.0.113.x, 2001:db8:…)' });
+
+const GlobalAnalytics = Type.Object({
+  metrics: Type.Object({
+    totalViews: Count,
+    uniqueVisitors: Count,
+    totalLinks: Count,
+    activeLinks: Count,
+    pendingRequests: Count,
+    totalDownloads: Count,
+  }),
+  topLinks: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), views: Count }), { description: 'the 10 most viewed links' }),
+  recentActivity: Type.Array(
+    Type.Object({
+      type: Type.String({ enum: [...EVENT_TYPES] }),
+      linkId: Type.Union([Type.String(), Type.Null()]),
+      linkName: Type.String(),
+      visitor: Visitor,
+      at: Type.String({ format: 'date-time' }),
+    }),
+    { description: 'the 20 latest events, newest first' },
+  ),
+  charts: Type.Object({
+    viewsByDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), views: Count }), {
+      description: 'the last 30 UTC days, oldest first, today included',
+    }),
+  }),
+});
+
+const LinkAnalytics = Type.Object({
+  link: Type.Object({ id: Type.String(), name: Type.String() }),
+  views: Count,
+  uniqueVisitors: Count,
+  totalSeconds: Count,
+  averageSeconds: Type.Integer({ minimum: 0, description: 'time on the document per view' }),
+  pages: Type.Array(Type.Object({ page: Type.Integer(), seconds: Count })),
+  visitors: Type.Array(
+    Type.Object({
+      visitor: Type.String(),
+      views: Count,
+      seconds: Count,
+      firstViewAt: Type.String({ format: 'date-time' }),
+      lastViewAt: Type.String({ format: 'date-time' }),
+    }),
+    { description: `one per visitor (e-mail, else IP), most recent first; at most ${MAX_LISTED_VISITORS}` },
+  ),
+});
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
+  app.get('/analytics/global', {
+    schema: { tags, summary: 'Views, visitors, links, requests and downloads over the whole account', response: { 200: GlobalAnalytics, ...authErrors } },
+  }, async (request) => analytics.global(principalOf(request).accountId));
+
+  app.get('/links/:id/analytics', {
+    schema: {
+      tags,
+      summary: 'Views, visitors and time per page of one link; ?format=csv gives the visitors as CSV',
+      params: Type.Object({ id: StringId }),
+      querystring: Type.Object({ format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }) }),
+      response: {
+        200: {
+          content: {
+            'application/json': { schema: LinkAnalytics },
+            'text/csv': { schema: Type.String({ description: 'visitor,views,seconds,first_view_at,last_view_at' }) },
+          },
+        },
+        ...authErrors,
+        404: ErrorBody,
+      },
+    },
+  }, async (request, reply) => {
+    const { accountId } = principalOf(request);
+    if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id);
+    const csv = await analytics.linkVisitorsCsv(accountId, request.params.id);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', contentDisposition('attachment', `analytics-${request.params.id}.csv`))
+      .send(csv);
+  });
+};

@@ -1,0 +1,112 @@
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import { countPendingRequests } from '../access-requests/access-requests.repo.js';
+import { visitorLabel, type EventPayload, type EventType } from '../events/event-types.js';
+import type { EventProjection } from '../events/events.service.js';
+import type { LinksService } from '../links/links.service.js';
+import {
+  DAY_MS,
+  addDailyView,
+  countEvents,
+  countUniqueVisitors,
+  insertAccountVisitor,
+  latestEvents,
+  linkSessionTotals,
+  linkTotals,
+  linkVisitors,
+  mostViewedLinks,
+  secondsPerPage,
+  viewsPerDay,
+} from './analytics.repo.js';
+import { toCsv } from './csv.js';
+
+const TOP_LINKS = 10;
+const RECENT_ACTIVITY = 20;
+const CHART_DAYS = 30;
+export const MAX_LISTED_VISITORS = 5000;
+
+const isoDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
+
+/** Counts a view into the account's per-day views and distinct visitors, in the view's own transaction. */
+export const countView: EventProjection = async (trx, event, at) => {
+  if (event.type !== 'link.viewed') return;
+  await addDailyView(trx, event.accountId, Math.floor(at / DAY_MS));
+  const visitorKey = event.payload.email ?? event.payload.ip;
+  if (visitorKey) await insertAccountVisitor(trx, event.accountId, visitorKey, at);
+};
+
+/** Numbers for the owner: the whole account, or one link. Views are counted view sessions. */
+export function createAnalyticsService(deps: { db: Db; clock: Clock; links: Pick<LinksService, 'ownLink'> }) {
+  const { db, clock, links } = deps;
+
+  async function forLink(accountId: number, linkId: string) {
+    const link = await links.ownLink(accountId, linkId, { live: false });
+    const [sessions, pages, visitors] = await Promise.all([
+      linkSessionTotals(db, link.id),
+      secondsPerPage(db, link.id),
+      linkVisitors(db, link.id, MAX_LISTED_VISITORS),
+    ]);
+    const totalSeconds = pages.reduce((sum, page) => sum + page.seconds, 0);
+    return {
+      link: { id: link.id, name: link.name },
+      views: link.views,
+      uniqueVisitors: sessions.visitors,
+      totalSeconds,
+      averageSeconds: sessions.sessions > 0 ? Math.round(totalSeconds / sessions.sessions) : 0,
+      pages,
+      visitors: visitors.map((visitor) => ({
+        visitor: visitorLabel(visitor) ?? 'unknown',
+        views: visitor.views,
+        seconds: visitor.seconds,
+        firstViewAt: isoTime(visitor.firstViewAt),
+        lastViewAt: isoTime(visitor.lastViewAt),
+      })),
+    };
+  }
+
+  return {
+    async global(accountId: number) {
+      const now = clock();
+      const today = Math.floor(now / DAY_MS);
+      const firstDay = today - (CHART_DAYS - 1);
+      const [totals, uniqueVisitors, pendingRequests, totalDownloads, topLinks, recent, perDay] = await Promise.all([
+        linkTotals(db, accountId, now),
+        countUniqueVisitors(db, accountId),
+        countPendingRequests(db, accountId),
+        countEvents(db, accountId, 'link.downloaded' satisfies EventType),
+        mostViewedLinks(db, accountId, TOP_LINKS),
+        latestEvents(db, accountId, RECENT_ACTIVITY),
+        viewsPerDay(db, accountId, firstDay),
+      ]);
+      const viewsOn = new Map(perDay.map((row) => [row.day, row.views]));
+      return {
+        metrics: { ...totals, uniqueVisitors, pendingRequests, totalDownloads },
+        topLinks,
+        recentActivity: recent.map((event) => {
+          const payload = JSON.parse(event.payload) as EventPayload;
+          return { type: event.type, linkId: event.link_id, linkName: payload.linkName, visitor: visitorLabel(payload), at: isoTime(Number(event.created_at)) };
+        }),
+        charts: {
+          viewsByDay: Array.from({ length: CHART_DAYS }, (_, index) => ({
+            date: isoDate(firstDay + index),
+            views: viewsOn.get(firstDay + index) ?? 0,
+          })),
+        },
+      };
+    },
+
+    forLink,
+
+    /** The link's visitors as a spreadsheet-safe CSV, one row per visitor. */
+    async linkVisitorsCsv(accountId: number, linkId: string): Promise<string> {
+      const analytics = await forLink(accountId, linkId);
+      return toCsv(
+        ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at'],
+        analytics.visitors.map((visitor) => [visitor.visitor, visitor.views, visitor.seconds, visitor.firstViewAt, visitor.lastViewAt]),
+      );
+    },
+  };
+}
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;

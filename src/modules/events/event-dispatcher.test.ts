@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { testEnv } from '../../../test/helpers/app.js';
+import { loadConfig } from '../../config.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../db/kysely.js';
+import { insertAccount } from '../accounts/accounts.repo.js';
+import { insertIntegration } from '../integrations/integrations.repo.js';
+import { createEventDispatcher, PermanentDeliveryError, retryDelayMs, type DeliverFn, type EventDispatcherOptions } from './event-dispatcher.js';
+import { createEventsService } from './events.service.js';
+
+interface LogEntry {
+  level: 'warn' | 'error';
+  obj: Record<string, unknown>;
+  msg?: string;
+}
+
+/** A migrated database (SQLite file or PostgreSQL schema) and a way to open a second connection to it, as another replica would. */
+async function openTestDatabase(t: TestContext): Promise<{ db: Db; reopen(): DatabaseHandle }> {
+  const handles: DatabaseHandle[] = [];
+  t.after(() => Promise.all(handles.map((handle) => handle.close())));
+  const config = loadConfig(await testEnv(t)).database;
+  const reopen = () => {
+    const handle = openDatabase(config);
+    handles.push(handle);
+    return handle;
+  };
+  const first = reopen();
+  await first.migrate();
+  return { db: first.db, reopen };
+}
+
+async function setup(t: TestContext, integrations = 1) {
+  const { db, reopen } = await openTestDatabase(t);
+  const clock = { now: 1_700_000_000_000 };
+  const accountId = await insertAccount(db, { email: `owner-${Math.random()}@example.com`, name: null, plan: 'business', createdAt: clock.now });
+  const integrationIds: number[] = [];
+  for (let i = 0; i < integrations; i++) {
+    integrationIds.push(await insertIntegration(db, { accountId, type: 'slack', channel: '', webhookUrlSealed: 'sealed', now: clock.now }));
+  }
+  const events = createEventsService({ clock: () => clock.now });
+  const record = (linkName = 'deck.pdf') => events.record(db, { accountId, type: 'link.viewed', linkId: null, payload: { linkName, ip: '203.0.113.7' } });
+  const log: LogEntry[] = [];
+  const dispatcher = (deliver: DeliverFn, options: Partial<EventDispatcherOptions> = {}) => {
+    const created = createEventDispatcher({
+      db,
+      clock: () => clock.now,
+      log: { warn: (obj, msg) => log.push({ level: 'warn', obj: obj as LogEntry['obj'], msg }), error: (obj, msg) => log.push({ level: 'error', obj: obj as LogEntry['obj'], msg }) },
+      deliver,
+      pollMs: 10,
+      retryBaseMs: 1_000,
+      maxAttempts: 3,
+      ...options,
+    });
+    t.after(() => created.stop());
+    return created;
+  };
+  const deliveries = () => db.selectFrom('event_deliveries').selectAll().orderBy('id').execute();
+  return { db, reopen, clock, accountId, integrationIds, record, log, dispatcher, deliveries };
+}
+
+test('an event gets one pending delivery per enabled integration of its own account', async (t) => {
+  const { db, clock, record, deliveries, integrationIds } = await setup(t, 2);
+  const stranger = await insertAccount(db, { email: 'stranger@example.com', name: null, plan: 'business', createdAt: clock.now });
+  await insertIntegration(db, { accountId: stranger, type: 'teams', channel: '', webhookUrlSealed: 'sealed', now: clock.now });
+  await db.updateTable('integrations').set({ enabled: 0 }).where('id', '=', integrationIds[1]!).execute();
+
+  const eventId = await record();
+  const rows = await deliveries();
+  assert.equal(rows.length, 1);
+  assert.deepEqual(
+    { event: rows[0]!.event_id, integration: rows[0]!.integration_id, status: rows[0]!.status, attempts: rows[0]!.attempts, due: Number(rows[0]!.next_attempt_at) },
+    { event: eventId, integration: integrationIds[0], status: 'pending', attempts: 0, due: clock.now },
+  );
+});
+
+test('failures back off exponentially; the last try marks it failed and logs an error', async (t) => {
+  const { clock, record, dispatcher, deliveries, log } = await setup(t);
+  let calls = 0;
+  const events = dispatcher(async () => {
+    calls++;
+    throw new Error('receiver answered 500');
+  });
+  await record();
+  assert.equal(await events.drain(), 1);
+  assert.equal((await deliveries())[0]!.status, 'pending');
+  assert.equal(Number((await deliveries())[0]!.next_attempt_at), clock.now + 1_000);
+
+  clock.now += 999;
+  assert.equal(await events.drain(), 0, 'not due yet');
+  clock.now += 1;
+  assert.equal(await events.drain(), 1);
+  assert.equal(Number((await deliveries())[0]!.next_attempt_at), clock.now + 2_000, 'the delay doubled');
+  clock.now += 2_000;
+  assert.equal(await events.drain(), 1);
+  clock.now += 3_600_000;
+  assert.equal(await events.drain(), 0, 'given up');
+  assert.equal(calls, 3);
+
+  const [row] = await deliveries();
+  assert.equal(row!.status, 'failed');
+  assert.equal(row!.attempts, 3);
+  assert.equal(row!.last_error, 'receiver answered 500');
+  assert.deepEqual(log.map((entry) => entry.level), ['warn', 'warn', 'error']);
+  assert.equal(log[2]!.msg, 'event delivery failed for good');
+  assert.equal(log[2]!.obj.deliveryId, row!.id);
+  assert.equal(log[2]!.obj.eventType, 'link.viewed');
+  assert.equal(retryDelayMs(1_000, 30), 3_600_000, 'capped at an hour');
+});
+
+test('a permanent failure is not retried', async (t) => {
+  const { record, dispatcher, deliveries, log } = await setup(t);
+  const events = dispatcher(async () => {
+    throw new PermanentDeliveryError('slack answered 404: no_service');
+  });
+  await record();
+  await events.drain();
+  const [row] = await deliveries();
+  assert.deepEqual([row!.status, row!.attempts, row!.last_error], ['failed', 1, 'slack answered 404: no_service']);
+  assert.equal(log[0]!.level, 'error');
+});
+
+test('two replicas on one database deliver each event exactly once', async (t) => {
+  const { reopen, record, dispatcher, deliveries } = await setup(t, 2);
+  for (let i = 0; i < 30; i++) await record(`doc ${i}`);
+  const sent: number[] = [];
+  const deliver: DeliverFn = async (delivery) => {
+    sent.push(delivery.deliveryId);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  };
+  const replicaA = dispatcher(deliver);
+  const replicaB = dispatcher(deliver, { db: reopen().db });
+  replicaA.start();
+  replicaB.start();
+  const deadline = Date.now() + 15_000;
+  while ((await deliveries()).some((row) => row.status !== 'delivered') && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const rows = await deliveries();
+  assert.equal(rows.length, 60);
+  assert.ok(rows.every((row) => row.status === 'delivered' && row.attempts === 1));
+  assert.deepEqual([...sent].sort((a, b) => a - b), rows.map((row) => row.id), 'each delivery sent once');
+});
+
+test('a delivery leased by a dispatcher that died goes out once the lease runs out', async (t) => {
+  const { record, dispatcher, deliveries, clock } = await setup(t);
+  await record();
+  const crashed = dispatcher(() => new Promise<void>(() => {}), { leaseMs: 60_000 });
+  void crashed.drain(); // hangs in the send, as a killed process would never finish it
+  while ((await deliveries())[0]!.attempts === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+
+  let delivered = 0;
+  const survivor = dispatcher(async () => {
+    delivered++;
+  });
+  assert.equal(await survivor.drain(), 0, 'still leased');
+  clock.now += 60_001;
+  assert.equal(await survivor.drain(), 1);
+  assert.equal(delivered, 1);
+  const [row] = await deliveries();
+  assert.deepEqual([row!.status, row!.attempts], ['delivered', 2]);
+});

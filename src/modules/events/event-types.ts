@@ -1,0 +1,57 @@
+import { isIPv4, isIPv6 } from 'node:net';
+
+export const EVENT_TYPES = [
+  'link.viewed',
+  'link.downloaded',
+  'access.requested',
+  'access.approved',
+  'access.denied',
+  'link.expired',
+  'purchase.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an event carries beyond its type and link: enough to describe it later without
+ * reading other tables (the link may be deleted before the event is delivered).
+ */
+export interface EventPayload {
+  linkName: string;
+  /** the visitor's e-mail when known (OTP, approval request, purchase) */
+  email?: string | null;
+  /** the visitor's IP address; only ever shown masked */
+  ip?: string | null;
+  /** purchase.completed: in the currency's smallest unit */
+  amount?: number;
+  currency?: string;
+}
+
+export interface NewEvent {
+  accountId: number;
+  type: EventType;
+  linkId: string | null;
+  payload: EventPayload;
+}
+
+export interface RecordedEvent extends NewEvent {
+  id: number;
+  createdAt: number;
+}
+
+/** 203.0.113.7 → 203.0.113.x; 2001:db8:85a3::7 → 2001:db8:…: enough to tell visitors apart, not to find one. */
+export function maskIp(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const address = mapped ? mapped[1]! : ip;
+  if (isIPv4(address)) return `${address.slice(0, address.lastIndexOf('.'))}.x`;
+  if (isIPv6(address)) {
+    const [first = '', second = ''] = address.split('%')[0]!.split(':');
+    return `${first || '0'}:${second || '0'}:…`;
+  }
+  return 'unknown';
+}
+
+/** How an event's visitor is shown (chat messages, recent activity): the e-mail, else the masked IP. */
+export function visitorLabel(payload: Pick<EventPayload, 'email' | 'ip'>): string | null {
+  if (payload.email) return payload.email;
+  return payload.ip ? maskIp(payload.ip) : null;
+}

@@ -1,0 +1,26 @@
+/**
+ * Runs `work` now and then every `intervalMs`, never two runs at once; a failed run is
+ * reported and the next tick tries again. The timer alone does not keep the process alive
+ * (the HTTP server does that).
+ */
+export function startPeriodicJob(work: () => Promise<unknown>, intervalMs: number, onError: (error: unknown) => void) {
+  let running: Promise<unknown> | undefined;
+  const tick = () => {
+    running ??= work()
+      .catch(onError)
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, intervalMs).unref();
+  tick();
+  return {
+    /** Stops the timer and waits for the run in progress, if any. */
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export type PeriodicJob = ReturnType<typeof startPeriodicJob>;

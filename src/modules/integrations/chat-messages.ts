@@ -1,0 +1,95 @@
+import { visitorLabel, type EventType, type RecordedEvent } from '../events/event-types.js';
+
+/** An event told in words; `link`, `who` and `amount` arrive already formatted for the target service. */
+interface EventStory {
+  title: string;
+  sentence(link: string, who: string, amount: string | null): string;
+}
+
+const STORIES: Record<EventType, EventStory> = {
+  'link.viewed': { title: 'Link viewed', sentence: (link, who) => `${who} viewed ${link}` },
+  'link.downloaded': { title: 'Original downloaded', sentence: (link, who) => `${who} downloaded the original of ${link}` },
+  'access.requested': { title: 'Access requested', sentence: (link, who) => `${who} asks to view ${link}` },
+  'access.approved': { title: 'Access approved', sentence: (link, who) => `${who} may now view ${link}` },
+  'access.denied': { title: 'Access denied', sentence: (link, who) => `${who} was refused access to ${link}` },
+  'link.expired': { title: 'Link expired', sentence: (link) => `${link} has expired` },
+  'purchase.completed': { title: 'Purchase completed', sentence: (link, who, amount) => `${who} bought ${link}${amount ? ` for ${amount}` : ''}` },
+};
+
+const FALLBACK_VISITOR: Partial<Record<EventType, string>> = { 'link.downloaded': 'A download-token holder' };
+
+function amountOf(event: RecordedEvent): string | null {
+  const { amount, currency } = event.payload;
+  if (amount === undefined || !currency) return null;
+  try {
+    const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
+    return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${amount} ${currency}`;
+  }
+}
+
+/** The parts both formats show: what happened, to which link, by whom, when. */
+function describe(event: RecordedEvent) {
+  return {
+    story: STORIES[event.type],
+    linkName: event.payload.linkName,
+    visitor: visitorLabel(event.payload) ?? FALLBACK_VISITOR[event.type] ?? 'Someone',
+    amount: amountOf(event),
+    at: new Date(event.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+  };
+}
+
+// Slack mrkdwn treats only these three as control characters.
+const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A Slack incoming-webhook message: a plain `text` fallback (notifications) plus blocks. */
+export function slackMessage(event: RecordedEvent, viewerUrl: string | null, channel: string) {
+  const { story, linkName, visitor, amount, at } = describe(event);
+  const [name, who, price] = [slackEscape(linkName), slackEscape(visitor), amount && slackEscape(amount)];
+  const linked = viewerUrl ? `*<${slackEscape(viewerUrl)}|${name.replace(/\|/g, '¦')}>*` : `*${name}*`;
+  return {
+    ...(channel ? { channel } : {}),
+    // The fallback is mrkdwn too: unescaped, a file named "<!channel>" would ping everyone.
+    text: story.sentence(`"${name}"`, who, price),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: story.sentence(linked, who, price) } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `${story.title} · \`${event.type}\` · ${at}` }] },
+    ],
+  };
+}
+
+/**
+ * A Teams message carrying an Adaptive Card: the format both Workflows (Power Automate)
+ * webhooks and the older Office 365 connectors accept.
+ */
+export function teamsMessage(event: RecordedEvent, viewerUrl: string | null) {
+  const { story, linkName, visitor, amount, at } = describe(event);
+  const facts = [
+    { title: 'Link', value: linkName },
+    { title: 'Visitor', value: visitor },
+    { title: 'Event', value: event.type },
+    ...(amount ? [{ title: 'Amount', value: amount }] : []),
+    { title: 'When', value: at },
+  ];
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [
+            { type: 'TextBlock', text: story.title, weight: 'Bolder', size: 'Medium', wrap: true },
+            { type: 'TextBlock', text: story.sentence(`"${linkName}"`, visitor, amount), wrap: true },
+            { type: 'FactSet', facts },
+          ],
+          actions: viewerUrl ? [{ type: 'Action.OpenUrl', title: 'Open the link', url: viewerUrl }] : [],
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,46 @@
+import type { Executor } from '../../db/executor.js';
+import type { IntegrationsTable } from '../../db/types.js';
+
+export type IntegrationType = IntegrationsTable['type'];
+
+export function listIntegrations(db: Executor, accountId: number) {
+  return db
+    .selectFrom('integrations')
+    .select(['id', 'type', 'enabled', 'channel', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function countIntegrations(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('integrations')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function insertIntegration(
+  db: Executor,
+  integration: { accountId: number; type: IntegrationType; channel: string; webhookUrlSealed: string; now: number },
+): Promise<number> {
+  const row = await db
+    .insertInto('integrations')
+    .values({
+      account_id: integration.accountId,
+      type: integration.type,
+      channel: integration.channel,
+      webhook_url_sealed: integration.webhookUrlSealed,
+      created_at: integration.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Deletes the account's integration (its pending deliveries go with it); false if it has none with this id. */
+export async function deleteIntegration(db: Executor, accountId: number, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('integrations').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

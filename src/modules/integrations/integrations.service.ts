@@ -1,0 +1,50 @@
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import { notFound, unprocessable } from '../../core/errors.js';
+import { seal } from '../../infra/crypto/sealed.js';
+import { lockAccount } from '../accounts/accounts.repo.js';
+import { countIntegrations, deleteIntegration, insertIntegration, listIntegrations, type IntegrationType } from './integrations.repo.js';
+import { assertProviderWebhookUrl, webhookUrlContext } from './webhook-url.js';
+
+/** Each event fans out to every integration of the account: keep the fan-out small. */
+export const MAX_INTEGRATIONS_PER_ACCOUNT = 20;
+
+/** Chat integrations (Slack, Teams) that receive the account's events. */
+export function createIntegrationsService(deps: { db: Db; clock: Clock; masterKey: Buffer; allowPrivateWebhooks: boolean }) {
+  const { db, clock, masterKey, allowPrivateWebhooks } = deps;
+  return {
+    async list(accountId: number) {
+      const rows = await listIntegrations(db, accountId);
+      return rows.map((row) => ({
+        id: row.id,
+        type: row.type,
+        enabled: row.enabled === 1,
+        channel: row.channel,
+        created_at: new Date(Number(row.created_at)).toISOString(),
+      }));
+    },
+
+    async create(accountId: number, input: { type: IntegrationType; webhookUrl: string; channel: string }): Promise<number> {
+      const webhookUrl = assertProviderWebhookUrl(input.type, input.webhookUrl.trim(), allowPrivateWebhooks);
+      return db.transaction().execute(async (trx) => {
+        await lockAccount(trx, accountId);
+        if ((await countIntegrations(trx, accountId)) >= MAX_INTEGRATIONS_PER_ACCOUNT) {
+          throw unprocessable(`An account may hold at most ${MAX_INTEGRATIONS_PER_ACCOUNT} integrations; delete one first`);
+        }
+        return insertIntegration(trx, {
+          accountId,
+          type: input.type,
+          channel: input.channel.trim(),
+          webhookUrlSealed: seal(masterKey, webhookUrl, webhookUrlContext(accountId)),
+          now: clock(),
+        });
+      });
+    },
+
+    async remove(accountId: number, id: number): Promise<void> {
+      if (!(await deleteIntegration(db, accountId, id))) throw notFound(`Integration ${id}`);
+    },
+  };
+}
+
+export type IntegrationsService = ReturnType<typeof createIntegrationsService>;

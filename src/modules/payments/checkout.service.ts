@@ -1,0 +1,126 @@
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow } from '../../db/types.js';
+import { AppError, badRequest, forbidden, notFound, unprocessable } from '../../core/errors.js';
+import type { EventRecorder } from '../events/events.service.js';
+import { isEmail } from '../links/link-settings.js';
+import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import { insertPurchase, purchaseExists, spendPurchaseDownload, type NewPurchase } from './payments.repo.js';
+import type { StripeConnect } from './connect.service.js';
+import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe-client.js';
+
+/** What one paid checkout session buys: this many downloads of the original, for this long. */
+export const PURCHASE_DOWNLOADS = 5;
+export const PURCHASE_WINDOW_MS = 7 * 86_400_000;
+
+const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/;
+const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
+
+export const isCheckoutSessionId = (value: string) => CHECKOUT_SESSION_ID.test(value);
+
+/** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
+export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPurchase | null {
+  const linkId = session.metadata?.link_id;
+  const email = session.customer_details?.email ?? session.customer_email;
+  if (session.payment_status !== 'paid' || !linkId || !email || session.amount_total === null || !session.currency) return null;
+  return {
+    link_id: linkId,
+    checkout_session_id: session.id,
+    email: email.toLowerCase(),
+    amount: session.amount_total,
+    currency: session.currency,
+    link_version: Number(session.metadata?.link_version) || 1,
+    downloads_left: PURCHASE_DOWNLOADS,
+    expires_at: now + PURCHASE_WINDOW_MS,
+    created_at: now,
+  };
+}
+
+/** Buying a link's original through Stripe Checkout, and the downloads a paid session allows. */
+export function createCheckoutService(deps: {
+  db: Db;
+  clock: Clock;
+  stripe: Stripe | null;
+  sellers: Pick<StripeConnect, 'sellerAccountOf'>;
+  visits: Pick<VisitsService, 'inspect'>;
+  /** Where the account's viewer pages live (its own domain, if branded): the buyer returns there. */
+  viewerBase: (accountId: number) => Promise<string>;
+  platformFeePercent: number;
+  events: EventRecorder;
+}) {
+  const { db, clock, stripe, sellers, visits, viewerBase, platformFeePercent, events } = deps;
+
+  /**
+   * Starts a checkout for `link`, whose viewing the caller has already checked. A destination
+   * charge: the buyer pays the platform, the owner's connected account receives the price less the fee.
+   * `returnPath` is the viewer page the buyer comes back to.
+   */
+  async function createCheckout(link: LinkRow, rawEmail: string, returnPath: string): Promise<{ url: string }> {
+    const client = requireStripe(stripe);
+    if (link.kind !== 'file' || link.require_payment !== 1 || link.download_price === null || !link.download_currency) {
+      throw unprocessable('This document is not for sale');
+    }
+    const email = rawEmail.trim().toLowerCase();
+    if (!isEmail(email)) throw badRequest('Enter a valid e-mail address for the receipt');
+    const destination = await sellers.sellerAccountOf(link.account_id);
+    if (!destination) throw unprocessable(CANNOT_SELL);
+    const fee = Math.floor((link.download_price * platformFeePercent) / 100);
+    const metadata = { link_id: link.id, link_version: String(link.version) };
+    const returnUrl = `${await viewerBase(link.account_id)}${returnPath}`;
+    const session = await callStripe(() =>
+      client.checkout.sessions.create({
+        mode: 'payment',
+        customer_email: email,
+        line_items: [{
+          quantity: 1,
+          price_data: { currency: link.download_currency!, unit_amount: link.download_price!, product_data: { name: link.name } },
+        }],
+        payment_intent_data: { transfer_data: { destination }, ...(fee > 0 && { application_fee_amount: fee }), metadata },
+        metadata,
+        success_url: `${returnUrl}?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: returnUrl,
+      }),
+      CANNOT_SELL,
+    );
+    if (!session.url) throw new AppError(502, 'Stripe returned a checkout session without a payment page');
+    return { url: session.url };
+  }
+
+  return {
+    createCheckout,
+
+    /** A checkout for a visitor holding a view session of the link itself (403 otherwise). */
+    async checkoutForVisitor(linkId: string, visitor: Visitor, email: string): Promise<{ url: string }> {
+      requireStripe(stripe);
+      const { link, state } = await visits.inspect(linkId, visitor);
+      if (!link) throw notFound('Link');
+      if (state.step !== 'session') throw forbidden('Open the link and pass its checks before buying it');
+      return createCheckout(link, email, `/v/${link.id}`);
+    },
+
+    /**
+     * Spends one download of the purchase made through `sessionId`; false for an unpaid,
+     * unknown or foreign session, or one whose downloads are used up. The first use asks
+     * Stripe, so a buyer whose webhook has not arrived yet is not turned away.
+     */
+    async spendSessionDownload(link: Pick<LinkRow, 'id' | 'account_id' | 'name'>, sessionId: string): Promise<boolean> {
+      requireStripe(stripe);
+      if (!isCheckoutSessionId(sessionId)) return false;
+      if (!(await purchaseExists(db, sessionId))) {
+        const session = await retrieveOrNull(() => requireStripe(stripe).checkout.sessions.retrieve(sessionId));
+        const purchase = session && purchaseOf(session, clock());
+        if (!purchase || purchase.link_id !== link.id) return false;
+        await insertPurchase(db, purchase);
+      }
+      return db.transaction().execute(async (trx) => {
+        const spent = await spendPurchaseDownload(trx, link.id, sessionId, clock());
+        if (!spent) return false;
+        const payload = { linkName: link.name, email: spent.email };
+        await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId: link.id, payload });
+        return true;
+      });
+    },
+  };
+}
+
+export type CheckoutService = ReturnType<typeof createCheckoutService>;

@@ -1,0 +1,165 @@
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow, PortalSessionsTable, PortalsTable } from '../../db/types.js';
+import { badRequest, notFound, unprocessable } from '../../core/errors.js';
+import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import { isEmail } from '../links/link-settings.js';
+import { isExpired } from '../links/links.service.js';
+import type { OtpService } from '../visits/otp.service.js';
+import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import {
+  deletePortalSession,
+  findLivePortalSession,
+  findPortalBySlug,
+  insertPortalSession,
+  listPortalLinks,
+  updatePortalSession,
+} from './portals.repo.js';
+import { portalAllowedEmails } from './portals.service.js';
+
+export const PORTAL_SESSION_TTL_MS = 12 * 3_600_000;
+/** Time to fetch a code and type it in (a code lives 10 minutes; new ones may be asked for). */
+const SIGN_IN_WINDOW_MS = 3_600_000;
+
+export type PortalRow = Selectable<PortalsTable>;
+type PortalSessionRow = Selectable<PortalSessionsTable>;
+
+/** Where a client stands on a portal. */
+export type PortalStep = { step: 'email' } | { step: 'code'; email: string } | { step: 'signed-in'; email: string };
+
+/** The client as a request shows it: the portal cookie's token, and the account whose custom domain it came in on. */
+export interface PortalClient {
+  token: string | undefined;
+  /** Set on an account's custom domain: only that account's portals exist there. */
+  hostAccountId?: number;
+}
+
+export interface PortalCodeNotifier {
+  portalCode(portal: PortalRow, email: string, code: string): Promise<void>;
+}
+
+/** What the portal's session cookie carries, and until when. */
+export interface PortalCookie {
+  token: string;
+  expiresAt: number;
+}
+
+const NOT_ALLOWED = 'This e-mail address is not allowed into this portal';
+
+function stepOf(portal: PortalRow, session: PortalSessionRow | undefined): PortalStep {
+  // Checked on every request: an address the owner removes loses its sessions at once.
+  const allowed = portalAllowedEmails(portal);
+  if (session?.verified_at && session.email && allowed.includes(session.email)) return { step: 'signed-in', email: session.email };
+  if (session?.otp_email && !session.verified_at && allowed.includes(session.otp_email)) return { step: 'code', email: session.otp_email };
+  return { step: 'email' };
+}
+
+/**
+ * The client's side of a portal: an allowed address proves itself with an e-mailed code
+ * (the links' OTP rules, scope `portal:<id>`), then sees the portal's live links and opens
+ * them with that address already verified.
+ */
+export function createPortalAccessService(deps: {
+  db: Db;
+  clock: Clock;
+  otp: Pick<OtpService, 'issue' | 'verify'>;
+  visits: Pick<VisitsService, 'trustVerifiedEmail'>;
+  notify: PortalCodeNotifier;
+}) {
+  const { db, clock, otp, visits, notify } = deps;
+  const scopeOf = (portal: PortalRow) => `portal:${portal.id}`;
+
+  async function portalFor(slug: string, client: PortalClient): Promise<PortalRow | undefined> {
+    const portal = await findPortalBySlug(db, slug);
+    return portal && (client.hostAccountId === undefined || portal.account_id === client.hostAccountId) ? portal : undefined;
+  }
+
+  async function sessionOf(portal: PortalRow, client: PortalClient) {
+    return client.token ? findLivePortalSession(db, sha256Hex(client.token), portal.id, clock()) : undefined;
+  }
+
+  async function load(slug: string, client: PortalClient) {
+    const portal = await portalFor(slug, client);
+    if (!portal) throw notFound('Portal');
+    const session = await sessionOf(portal, client);
+    return { portal, session, state: stepOf(portal, session) };
+  }
+
+  async function visibleLinks(portal: PortalRow): Promise<LinkRow[]> {
+    const now = clock();
+    return (await listPortalLinks(db, portal.id)).filter((link) => link.is_active === 1 && !isExpired(link, now));
+  }
+
+  return {
+    /** The portal and where the client stands, changing nothing; undefined when no portal has this slug. */
+    async inspect(slug: string, client: PortalClient): Promise<{ portal: PortalRow; state: PortalStep } | undefined> {
+      const portal = await portalFor(slug, client);
+      return portal && { portal, state: stepOf(portal, await sessionOf(portal, client)) };
+    },
+
+    /** The links a signed-in client sees: assigned, active and not expired. */
+    visibleLinks,
+
+    /** E-mails a code to an allowed address. Returns the session cookie to set (none when already signed in). */
+    async requestCode(slug: string, client: PortalClient, rawEmail: string): Promise<PortalCookie | undefined> {
+      const { portal, session, state } = await load(slug, client);
+      if (state.step === 'signed-in') return undefined;
+      const email = rawEmail.trim().toLowerCase();
+      if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
+      if (!portalAllowedEmails(portal).includes(email)) throw unprocessable(NOT_ALLOWED);
+      const code = await otp.issue(scopeOf(portal), email);
+      const now = clock();
+      const expiresAt = now + SIGN_IN_WINDOW_MS;
+      let cookie: PortalCookie;
+      if (session && client.token) {
+        await updatePortalSession(db, session.id, { otp_email: email, email: null, verified_at: null, expires_at: expiresAt });
+        cookie = { token: client.token, expiresAt };
+      } else {
+        // The session row exists only once an allowed address asked for a code.
+        cookie = { token: randomBase62(32), expiresAt };
+        await insertPortalSession(db, { token_hash: sha256Hex(cookie.token), portal_id: portal.id, otp_email: email, created_at: now, expires_at: expiresAt });
+      }
+      await notify.portalCode(portal, email, code);
+      return cookie;
+    },
+
+    /** Spends the code and signs the session in for 12 hours, under a new token. */
+    async verifyCode(slug: string, client: PortalClient, code: string): Promise<PortalCookie> {
+      const { portal, session, state } = await load(slug, client);
+      if (state.step !== 'code' || !session) throw unprocessable('This step is not available any more; reload the page');
+      await otp.verify(scopeOf(portal), state.email, code);
+      // A token seen before the code was typed is worth nothing after it.
+      const now = clock();
+      const cookie = { token: randomBase62(32), expiresAt: now + PORTAL_SESSION_TTL_MS };
+      await updatePortalSession(db, session.id, { token_hash: sha256Hex(cookie.token), email: state.email, verified_at: now, expires_at: cookie.expiresAt });
+      return cookie;
+    },
+
+    async signOut(slug: string, client: PortalClient): Promise<void> {
+      const portal = await portalFor(slug, client);
+      const session = portal && (await sessionOf(portal, client));
+      if (session) await deletePortalSession(db, session.id);
+    },
+
+    /**
+     * Lets a signed-in client into one of the portal's visible links. The link's own gates
+     * still apply, but its OTP gate counts as passed for the portal's address; the visit
+     * token returned (if the gate applied) belongs in the link's visit cookie.
+     */
+    async openLink(
+      slug: string,
+      client: PortalClient,
+      linkId: string,
+      visitor: Visitor,
+    ): Promise<{ signedIn: false } | { signedIn: true; visitToken: string | undefined }> {
+      const { portal, state } = await load(slug, client);
+      if (state.step !== 'signed-in') return { signedIn: false };
+      const link = (await visibleLinks(portal)).find((candidate) => candidate.id === linkId);
+      if (!link) throw notFound('Document');
+      return { signedIn: true, visitToken: await visits.trustVerifiedEmail(link.id, visitor, state.email) };
+    },
+  };
+}
+
+export type PortalAccessService = ReturnType<typeof createPortalAccessService>;

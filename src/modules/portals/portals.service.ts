@@ -1,0 +1,107 @@
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { PortalsTable } from '../../db/types.js';
+import { notFound, unprocessable } from '../../core/errors.js';
+import { randomBase62 } from '../../infra/crypto/tokens.js';
+import { normalizeEmails } from '../links/link-settings.js';
+import { findLinksByIds } from '../links/links.repo.js';
+import { toLinkMetadata } from '../links/links.service.js';
+import {
+  deletePortal,
+  deletePortalLink,
+  findPortal,
+  insertPortal,
+  insertPortalLinks,
+  listPortalLinks,
+  listPortals,
+  updatePortal,
+} from './portals.repo.js';
+
+/** Lower-case letters, digits and hyphens, 3-63 characters: it is a path segment of the portal's URL. */
+export const PORTAL_SLUG_PATTERN = '^[a-z0-9-]{3,63}$';
+
+export const portalAllowedEmails = (portal: Pick<Selectable<PortalsTable>, 'allowed_emails'>) => JSON.parse(portal.allowed_emails) as string[];
+
+const slugTaken = (slug: string) => unprocessable(`The slug "${slug}" is already taken; choose another`);
+
+/** The owner's side of client portals: a named address listing some of the account's links. */
+export function createPortalsService(deps: { db: Db; clock: Clock; viewerBase: (accountId: number) => Promise<string> }) {
+  const { db, clock, viewerBase } = deps;
+  /** Beside the account's viewer links: on its custom domain when it has one. */
+  const portalUrl = async (accountId: number, slug: string) => `${await viewerBase(accountId)}/p/${slug}`;
+
+  async function ownPortal(accountId: number, id: string) {
+    const portal = await findPortal(db, accountId, id);
+    if (!portal) throw notFound(`Portal ${id}`);
+    return portal;
+  }
+
+  return {
+    async list(accountId: number) {
+      const [base, portals] = await Promise.all([viewerBase(accountId), listPortals(db, accountId)]);
+      return portals.map((portal) => ({ ...portal, url: `${base}/p/${portal.slug}` }));
+    },
+
+    async create(accountId: number, input: { name: string; slug: string; allowedEmails?: string[] }) {
+      const id = randomBase62(22);
+      const inserted = await insertPortal(db, {
+        id,
+        account_id: accountId,
+        name: input.name,
+        slug: input.slug,
+        allowed_emails: JSON.stringify(normalizeEmails(input.allowedEmails ?? [], 'allowedEmails')),
+        created_at: clock(),
+      });
+      if (!inserted) throw slugTaken(input.slug);
+      return { id, url: await portalUrl(accountId, input.slug) };
+    },
+
+    async get(accountId: number, id: string) {
+      const portal = await ownPortal(accountId, id);
+      return {
+        id: portal.id,
+        name: portal.name,
+        slug: portal.slug,
+        url: await portalUrl(accountId, portal.slug),
+        allowedEmails: portalAllowedEmails(portal),
+        links: (await listPortalLinks(db, portal.id)).map(toLinkMetadata),
+      };
+    },
+
+    async update(accountId: number, id: string, input: { name?: string; slug?: string; allowedEmails?: string[] }) {
+      const allowedEmails = input.allowedEmails && JSON.stringify(normalizeEmails(input.allowedEmails, 'allowedEmails'));
+      const patch = { name: input.name, slug: input.slug, allowed_emails: allowedEmails };
+      if (Object.values(patch).every((value) => value === undefined)) {
+        await ownPortal(accountId, id); // nothing to change, but another account's id is still a 404
+        return;
+      }
+      const outcome = await updatePortal(db, accountId, id, patch);
+      if (outcome === 'not-found') throw notFound(`Portal ${id}`);
+      if (outcome === 'slug-taken') throw slugTaken(input.slug!);
+    },
+
+    /** The portal goes, with its sessions; its links stay. */
+    async remove(accountId: number, id: string) {
+      if (!(await deletePortal(db, accountId, id))) throw notFound(`Portal ${id}`);
+    },
+
+    async assignLinks(accountId: number, id: string, linkIds: string[]) {
+      const portal = await ownPortal(accountId, id);
+      const wanted = [...new Set(linkIds)];
+      await db.transaction().execute(async (trx) => {
+        const found = new Set((await findLinksByIds(trx, accountId, wanted)).map((link) => link.id));
+        const missing = wanted.find((linkId) => !found.has(linkId));
+        if (missing !== undefined) throw notFound(`Link ${missing}`);
+        await insertPortalLinks(trx, portal.id, wanted, clock());
+      });
+    },
+
+    async unassignLink(accountId: number, id: string, linkId: string) {
+      const portal = await ownPortal(accountId, id);
+      if (!(await deletePortalLink(db, portal.id, linkId))) throw notFound(`Link ${linkId} in portal ${id}`);
+    },
+  };
+}
+
+export type PortalsService = ReturnType<typeof createPortalsService>;

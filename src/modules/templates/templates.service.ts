@@ -1,0 +1,104 @@
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import { badRequest, notFound } from '../../core/errors.js';
+import { normalizeBookingUrl, normalizeDomains, normalizeEmails, resolveSettings, type LinkSettings } from '../links/link-settings.js';
+import type { PaymentsPolicy } from '../payments/connect.service.js';
+import { assertPaymentsPossible } from '../upload/upload.service.js';
+import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemplate } from './templates.repo.js';
+
+/**
+ * Every upload setting but the password: a template would have to keep it readable to
+ * hand it to each new link, and visitor passwords are only ever stored as scrypt hashes.
+ */
+export const TEMPLATE_SETTING_KEYS = [
+  'expiration',
+  'hasWatermark',
+  'requiresApproval',
+  'requiresOtp',
+  'allowedEmails',
+  'allowedDomains',
+  'bookingUrl',
+  'previewPages',
+  'viewSessionTtlSeconds',
+  'maxViews',
+  'requirePaymentToDownload',
+  'downloadPrice',
+  'downloadCurrency',
+] as const satisfies ReadonlyArray<keyof LinkSettings>;
+
+/** What a template states; whatever it leaves out comes from the upload form or the defaults. */
+export type TemplateSettings = Partial<Pick<LinkSettings, (typeof TEMPLATE_SETTING_KEYS)[number]>>;
+
+const MAX_TEMPLATE_ID = 2_147_483_647;
+
+/** The stated settings, normalised as upload normalises its fields (lists lower-cased, the URL checked): 400 naming a bad field. */
+function normalizeStated(input: TemplateSettings): TemplateSettings {
+  const stated: Record<string, unknown> = {};
+  for (const key of TEMPLATE_SETTING_KEYS) if (input[key] !== undefined) stated[key] = input[key];
+  const settings = stated as TemplateSettings;
+  if (settings.allowedEmails) settings.allowedEmails = normalizeEmails(settings.allowedEmails, 'allowedEmails');
+  if (settings.allowedDomains) settings.allowedDomains = normalizeDomains(settings.allowedDomains, 'allowedDomains');
+  if (typeof settings.bookingUrl === 'string') settings.bookingUrl = normalizeBookingUrl(settings.bookingUrl, 'bookingUrl');
+  return settings;
+}
+
+const parseStated = (json: string) => JSON.parse(json) as TemplateSettings;
+
+/** Link templates: named sets of upload settings that `POST /api/upload` applies with `templateId`. */
+export function createTemplatesService(deps: { db: Db; clock: Clock; payments: PaymentsPolicy }) {
+  const { db, clock, payments } = deps;
+
+  /** A template must make a valid link on its own: the same rules as an upload stating these fields. */
+  async function assertUsable(accountId: number, stated: TemplateSettings): Promise<void> {
+    await assertPaymentsPossible(resolveSettings(stated), accountId, payments);
+  }
+
+  async function ownTemplate(accountId: number, id: number) {
+    const row = await findTemplate(db, accountId, id);
+    if (!row) throw notFound(`Template ${id}`);
+    return row;
+  }
+
+  const present = (row: { id: number; name: string; settings: string }) => ({ id: row.id, name: row.name, ...parseStated(row.settings) });
+
+  return {
+    async list(accountId: number) {
+      return (await listTemplates(db, accountId)).map(present);
+    },
+
+    async get(accountId: number, id: number) {
+      return present(await ownTemplate(accountId, id));
+    },
+
+    async create(accountId: number, input: { name: string } & TemplateSettings): Promise<number> {
+      const stated = normalizeStated(input);
+      await assertUsable(accountId, stated);
+      return insertTemplate(db, { accountId, name: input.name, settings: JSON.stringify(stated), now: clock() });
+    },
+
+    /** Stated fields replace the template's; the others stay as they were. */
+    async update(accountId: number, id: number, input: { name?: string } & TemplateSettings): Promise<void> {
+      const current = await ownTemplate(accountId, id);
+      const stated = { ...parseStated(current.settings), ...normalizeStated(input) };
+      await assertUsable(accountId, stated);
+      const updated = await updateTemplate(db, accountId, id, { name: input.name ?? current.name, settings: JSON.stringify(stated), now: clock() });
+      if (!updated) throw notFound(`Template ${id}`);
+    },
+
+    async remove(accountId: number, id: number): Promise<void> {
+      if (!(await deleteTemplate(db, accountId, id))) throw notFound(`Template ${id}`);
+    },
+
+    /** The settings named by upload's `templateId` form field (absent or empty: none); 404 for another account's. */
+    async settingsForUpload(accountId: number, templateId: string | undefined): Promise<TemplateSettings> {
+      if (templateId === undefined || templateId.trim() === '') return {};
+      const id = Number(templateId.trim());
+      if (!/^\d+$/.test(templateId.trim()) || id < 1 || id > MAX_TEMPLATE_ID) {
+        throw badRequest('field "templateId" must be the integer id of one of your templates');
+      }
+      return parseStated((await ownTemplate(accountId, id)).settings);
+    },
+  };
+}
+
+export type TemplatesService = ReturnType<typeof createTemplatesService>;

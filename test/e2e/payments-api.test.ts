@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createLink, sha256, uploadFile } from '../helpers/files.js';
+import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import { sellerWithPaidLink, startAppWithStripe } from '../helpers/stripe-stand-in.js';
+import { VisitorClient } from '../helpers/visitor.js';
+
+const NOT_CONFIGURED = { error: 'payments are not configured' };
+
+/** A visitor who opened the link, and the checkout session the viewer's form started for them. */
+async function startCheckout(app: TestApp, linkId: string, email = 'buyer@example.net') {
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.get(`/v/${linkId}`)).status, 200);
+  const response = await visitor.post(`/v/${linkId}/checkout`, { email });
+  assert.equal(response.status, 303, response.text);
+  const checkoutUrl = response.headers.get('location')!;
+  return { visitor, checkoutUrl, sessionId: checkoutUrl.split('/').pop()! };
+}
+
+async function downloadWithSession(app: TestApp, linkId: string, sessionId: string) {
+  const response = await fetch(`${app.url}/api/links/${linkId}/download-original?session_id=${encodeURIComponent(sessionId)}`);
+  const body = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, body, json: () => JSON.parse(body.toString('utf8')) as { error: string } };
+}
+
+test('without STRIPE_SECRET_KEY every /api/stripe endpoint answers 503 and paid uploads 422', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'free', 'free.txt');
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${linkId}`);
+  visitor.transplantCookie(`/v/${linkId}`, `/api/stripe/checkout-download/${linkId}`);
+
+  for (const response of [
+    await http.post('/api/stripe/connect'),
+    await http.get('/api/stripe/connect-status'),
+    await visitor.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'a@example.net' }).then((r) => ({ status: r.status, body: JSON.parse(r.text) })),
+    await app.http().request('POST', '/api/stripe/webhook', { id: 'evt_1' }, { 'stripe-signature': 't=1,v1=00' }),
+  ]) {
+    assert.equal(response.status, 503);
+    assert.deepEqual(response.body, NOT_CONFIGURED);
+  }
+  assert.equal((await app.http().post('/api/stripe/connect')).status, 401, 'the owner endpoints still need a key');
+  const paid = await uploadFile(http, 'x', 'x.txt', { requirePaymentToDownload: '1', downloadPrice: '1200', downloadCurrency: 'eur' });
+  assert.equal(paid.status, 422);
+  assert.match(paid.body.error, /payments are not configured/);
+});
+
+test('onboarding: one Express account per owner, a fresh onboarding link each time, and the pages Stripe returns to', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const owner = await app.createAccount('professional');
+
+  const first = await owner.http.post('/api/stripe/connect');
+  assert.equal(first.status, 200);
+  assert.deepEqual(Object.keys(first.body), ['url']);
+  assert.ok(first.body.url.startsWith(`${stripe.url}/express/onboarding/`));
+  const second = await owner.http.post('/api/stripe/connect');
+  assert.notEqual(second.body.url, first.body.url, 'each call gives a fresh link');
+  assert.equal(stripe.accounts.size, 1, 'but only one connected account');
+  const [account] = stripe.accounts.values();
+  assert.equal(account!.type, 'express');
+  assert.equal(account!.email, owner.email);
+  const link = stripe.accountLinks.at(-1)!;
+  assert.equal(link.type, 'account_onboarding');
+  assert.equal(link.refresh_url, `${app.url}/stripe/refresh`);
+  assert.equal(link.return_url, `${app.url}/stripe/return?account=${account!.id}`);
+
+  // The owner finishes Stripe's form and is sent back: the return page asks Stripe at once.
+  const finished = await fetch(second.body.url, { method: 'POST', redirect: 'manual' });
+  assert.equal(finished.status, 303);
+  const returned = await fetch(finished.headers.get('location')!);
+  assert.equal(returned.status, 200);
+  assert.match(await returned.text(), /Your Stripe account is connected/);
+  assert.deepEqual((await owner.http.get('/api/stripe/connect-status')).body, { connected: true, charges_enabled: true, account_id: account!.id });
+
+  const expired = await fetch(`${app.url}/stripe/refresh`);
+  assert.match(await expired.text(), /onboarding link has expired/);
+  assert.match(expired.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+  assert.match(await (await fetch(`${app.url}/stripe/return?account=acct_unknown`)).text(), /Back from Stripe/);
+});
+
+test('connect-status before and after charges are enabled: cached for a minute, refreshed by account.updated', async (t) => {
+  let now = Date.now();
+  const { app, stripe } = await startAppWithStripe(t, { clock: () => now });
+  const owner = await app.createAccount('professional');
+  assert.deepEqual((await owner.http.get('/api/stripe/connect-status')).body, { connected: false, charges_enabled: null, account_id: null });
+
+  await owner.http.post('/api/stripe/connect');
+  const before = (await owner.http.get('/api/stripe/connect-status')).body;
+  assert.equal(before.connected, true);
+  assert.equal(before.charges_enabled, false);
+  assert.match(before.account_id, /^acct_/);
+  const paidFields = { requirePaymentToDownload: '1', downloadPrice: '1200', downloadCurrency: 'eur' };
+  const refused = await uploadFile(owner.http, 'x', 'x.txt', paidFields);
+  assert.equal(refused.status, 422);
+  assert.match(refused.body.error, /charges/);
+
+  stripe.setChargesEnabled(before.account_id, true);
+  assert.equal((await owner.http.get('/api/stripe/connect-status')).body.charges_enabled, false, 'still the cached answer');
+  now += 61_000;
+  assert.equal((await owner.http.get('/api/stripe/connect-status')).body.charges_enabled, true, 'asked Stripe again after a minute');
+  assert.equal((await uploadFile(owner.http, 'x', 'x.txt', paidFields)).status, 200);
+
+  // Stripe disables charges and says so: the status follows at once, cache or not.
+  const account = stripe.setChargesEnabled(before.account_id, false);
+  assert.equal(await stripe.deliver(stripe.event('account.updated', structuredClone(account), account.id)), 200);
+  assert.equal((await owner.http.get('/api/stripe/connect-status')).body.charges_enabled, false);
+  assert.equal((await uploadFile(owner.http, 'x', 'x.txt', paidFields)).status, 422);
+});
+
+test('checkout needs a view session of the link; with one it is a destination charge with the platform fee', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t, { env: { PLATFORM_FEE_PERCENT: '10' } });
+  const { linkId, stripeAccountId } = await sellerWithPaidLink(app, stripe, 'the original');
+  const stranger = new VisitorClient(app.url);
+
+  const api = await stranger.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'buyer@example.net' });
+  assert.equal(api.status, 403);
+  assert.match(JSON.parse(api.text).error, /Open the link/);
+  assert.equal((await stranger.post(`/v/${linkId}/checkout`, { email: 'buyer@example.net' })).status, 403);
+  assert.equal(stripe.sessions.size, 0);
+
+  // The viewer page offers the purchase; its form posts beside the visit cookie.
+  const page = await stranger.get(`/v/${linkId}`);
+  assert.match(page.text, /Download the original — €12\.00/);
+  assert.match(page.text, new RegExp(`action="/v/${linkId}/checkout"`));
+  assert.doesNotMatch(page.text, /download>Download</, 'the file is not given away beside its price');
+  assert.equal((await stranger.get(`/v/${linkId}/content`)).status, 403);
+
+  // The JSON endpoint takes the session from the cookie when a client sends it there.
+  stranger.transplantCookie(`/v/${linkId}`, `/api/stripe/checkout-download/${linkId}`);
+  const started = await stranger.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'Buyer@Example.net' });
+  assert.equal(started.status, 200, started.text);
+  const { url } = JSON.parse(started.text);
+  const session = [...stripe.sessions.values()][0]!;
+  assert.equal(url, session.url);
+  const request = stripe.checkoutRequests.get(session.id)!;
+  assert.equal(request.mode, 'payment');
+  assert.equal(request.customer_email, 'buyer@example.net');
+  assert.deepEqual(request.line_items[0].price_data, { currency: 'eur', unit_amount: '1200', product_data: { name: 'report.txt' } });
+  assert.deepEqual(request.payment_intent_data.transfer_data, { destination: stripeAccountId });
+  assert.equal(request.payment_intent_data.application_fee_amount, '120');
+  assert.deepEqual(request.metadata, { link_id: linkId, link_version: '1' });
+  assert.equal(request.success_url, `${app.url}/v/${linkId}?session_id={CHECKOUT_SESSION_ID}`);
+
+  const badEmail = await stranger.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'not an address' });
+  assert.equal(badEmail.status, 400);
+  const free = await createLink((await app.createAccount('professional')).http, 'free', 'free.txt');
+  const freeVisitor = new VisitorClient(app.url);
+  await freeVisitor.get(`/v/${free}`);
+  assert.equal((await freeVisitor.post(`/v/${free}/checkout`, { email: 'a@example.net' })).status, 422, 'a free link is not for sale');
+});
+
+test('a paid session downloads the original 5 times; unpaid, unknown and other links\' sessions are refused', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const content = randomBytes(200_000);
+  const { linkId } = await sellerWithPaidLink(app, stripe, content, 'model.bin.txt');
+  const { linkId: otherLinkId } = await sellerWithPaidLink(app, stripe, 'another document');
+
+  const unpaid = await startCheckout(app, linkId);
+  const refusal = await downloadWithSession(app, linkId, unpaid.sessionId);
+  assert.equal(refusal.status, 403);
+  assert.match(refusal.json().error, /paid checkout session/);
+  assert.equal((await downloadWithSession(app, linkId, 'cs_test_doesnotexist')).status, 403);
+  assert.equal((await downloadWithSession(app, linkId, '../v1/accounts')).status, 403);
+
+  // Paid, but Stripe's webhook has not arrived: the first download asks Stripe itself.
+  const paid = await startCheckout(app, linkId);
+  await stripe.completeCheckout(paid.sessionId, { webhook: false });
+  assert.equal((await downloadWithSession(app, otherLinkId, paid.sessionId)).status, 403, 'a session pays for its own link only');
+  const other = await startCheckout(app, otherLinkId);
+  await stripe.completeCheckout(other.sessionId);
+  assert.equal((await downloadWithSession(app, linkId, other.sessionId)).status, 403, 'also once recorded');
+
+  for (let n = 1; n <= 5; n++) {
+    const download = await downloadWithSession(app, linkId, paid.sessionId);
+    assert.equal(download.status, 200, `download ${n}`);
+    assert.equal(sha256(download.body), sha256(content));
+  }
+  const sixth = await downloadWithSession(app, linkId, paid.sessionId);
+  assert.equal(sixth.status, 403);
+  assert.match(sixth.json().error, /paid checkout session/);
+
+  const downloaded = await app.runtime.database.db.selectFrom('events').select('payload')
+    .where('link_id', '=', linkId).where('type', '=', 'link.downloaded').execute();
+  assert.equal(downloaded.length, 5, 'each download is an event, the refused ones are not');
+  assert.equal(JSON.parse(downloaded[0]!.payload).email, 'buyer@example.net');
+});
+
+test('the completed webhook records one purchase and sends one receipt, however often it is delivered', async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const content = randomBytes(3000);
+  const { linkId } = await sellerWithPaidLink(app, stripe, content);
+  const { sessionId } = await startCheckout(app, linkId, 'receipt@example.net');
+
+  // Stripe may deliver an event more than once, even at the same time.
+  const completed = await stripe.completeCheckout(sessionId, { webhook: false });
+  assert.deepEqual(await Promise.all([stripe.deliver(completed), stripe.deliver(completed), stripe.deliver(completed)]), [200, 200, 200]);
+  assert.equal(await stripe.replay(completed), 200, 'a later replay is acknowledged too');
+
+  const mail = await smtp.waitFor('receipt@example.net');
+  assert.match(mail.subject, /receipt/i);
+  assert.match(mail.text, /€12\.00/);
+  await app.runtime.mailer.drain();
+  assert.equal(smtp.received.filter((m) => m.to.includes('receipt@example.net')).length, 1, 'one e-mail');
+  const db = app.runtime.database.db;
+  const purchases = await db.selectFrom('purchases').selectAll().where('link_id', '=', linkId).execute();
+  assert.equal(purchases.length, 1, 'one purchase');
+  assert.equal(purchases[0]!.checkout_session_id, sessionId);
+  assert.equal(purchases[0]!.amount, 1200);
+  assert.equal((await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute()).length, 1, 'one token');
+  const emitted = await db.selectFrom('events').select(['type', 'payload']).where('link_id', '=', linkId).where('type', '=', 'purchase.completed').execute();
+  assert.equal(emitted.length, 1, 'one purchase.completed event');
+  assert.deepEqual(JSON.parse(emitted[0]!.payload), { linkName: 'report.txt', email: 'receipt@example.net', amount: 1200, currency: 'eur' });
+
+  // The receipt's link is the buyer's own download token.
+  const downloadUrl = /(http\S+download-original\?token=\S+)/.exec(mail.text)![1]!;
+  assert.ok(downloadUrl.startsWith(`${app.url}/api/links/${linkId}/`));
+  const download = await fetch(downloadUrl);
+  assert.equal(download.status, 200);
+  assert.equal(sha256(Buffer.from(await download.arrayBuffer())), sha256(content));
+});
+
+test('a webhook whose signature does not match is refused with 400 and changes nothing', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const { linkId } = await sellerWithPaidLink(app, stripe, 'x');
+  const { sessionId } = await startCheckout(app, linkId);
+  const completed = await stripe.completeCheckout(sessionId, { webhook: false });
+
+  assert.equal(await stripe.deliver(completed, { secret: 'whsec_forged' }), 400);
+  assert.equal(await stripe.deliver(completed, { tamper: (payload) => payload.replace('"paid"', '"paid" ') }), 400);
+  const unsigned = await fetch(`${app.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(completed) });
+  assert.equal(unsigned.status, 400);
+  assert.match(((await unsigned.json()) as { error: string }).error, /Stripe-Signature/);
+  const db = app.runtime.database.db;
+  assert.equal((await db.selectFrom('stripe_events').select('event_id').execute()).length, 0);
+  assert.equal((await db.selectFrom('purchases').select('id').execute()).length, 0);
+
+  assert.equal(await stripe.deliver(completed), 200, 'the genuine delivery still counts');
+  assert.equal((await db.selectFrom('purchases').select('id').execute()).length, 1);
+});
+
+test('the purchase form is prefilled with the e-mail the visitor proved at the gate', async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const { linkId } = await sellerWithPaidLink(app, stripe, 'x', 'x.txt', { requiresOtp: '1', allowedDomains: 'example.org' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.post(`/v/${linkId}/otp`, { email: 'dana@example.org' });
+  await visitor.post(`/v/${linkId}/otp/verify`, { code: otpCodeIn(await smtp.waitFor('dana@example.org')) });
+  const page = await visitor.get(`/v/${linkId}`);
+  assert.match(page.text, /Download the original — €12\.00/);
+  assert.match(page.text, /name="email"[^>]*value="dana@example\.org"/);
+});
+
+test('a paid link inside a data room is bought within the room\'s session and returns there', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const { owner, linkId } = await sellerWithPaidLink(app, stripe, 'the original');
+  const room = (await owner.http.post('/api/links/room', { name: 'Deal room', children_ids: [linkId] })).body.id;
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${room}`);
+  const child = `/v/${room}/d/${linkId}`;
+  assert.match((await visitor.get(child)).text, new RegExp(`action="${child}/checkout"`));
+  assert.equal((await visitor.get(`${child}/content`)).status, 403, 'not given away inside a room either');
+
+  const started = await visitor.post(`${child}/checkout`, { email: 'buyer@example.net' });
+  assert.equal(started.status, 303);
+  const sessionId = started.headers.get('location')!.split('/').pop()!;
+  assert.equal(stripe.checkoutRequests.get(sessionId)!.success_url, `${app.url}${child}?session_id={CHECKOUT_SESSION_ID}`);
+  await stripe.completeCheckout(sessionId);
+  const back = await visitor.get(`${child}?session_id=${sessionId}`);
+  assert.match(back.text, new RegExp(`href="/api/links/${linkId}/download-original\\?session_id=${sessionId}"`));
+  assert.equal((await downloadWithSession(app, linkId, sessionId)).body.toString(), 'the original');
+});
