@@ -92,7 +92,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(paymentsRoutes, { prefix: '/stripe', connect: services.stripeConnect, checkout: services.checkout, webhook: services.stripeWebhook });
     await api.register(integrationsRoutes, { prefix: '/integrations', integrations: services.integrations });
     await api.register(analyticsRoutes, { analytics: services.analytics });
-    // API modules: one register line each, above this comment.
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
     api.setNotFoundHandler(routeNotFound);
   }, { prefix: '/api' });
@@ -100,7 +99,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(brandingAssetRoutes, { branding: services.branding });
   await app.register(portalRoutes, { prefix: '/p', portals: services.portalAccess, brandFor: services.branding.brandFor, accountForHost: services.branding.accountForDomain, publicUrl: config.publicUrl, clock: runtime.clock });
   await app.register(stripePagesRoutes, { prefix: '/stripe', connect: services.stripeConnect, brandFor: services.branding.brandFor, paymentsConfigured: config.stripeSecretKey !== undefined });
-  // Visitor-facing plugins other than /v (portal pages, public assets): one line each, above this comment.
   await registerViewerAssets(app);
   await app.register(viewerRoutes, {
     prefix: '/v',

@@ -3,7 +3,6 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './core/errors.js';
-import { startExpiredBlobSweeper } from './modules/links/expired-blob-sweeper.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
@@ -31,11 +30,9 @@ function planOption(values: Record<string, string | boolean | undefined>): Plan 
 async function serve(runtime: Runtime): Promise<void> {
   const app = await buildApp(runtime);
   runtime.startBackgroundWork();
-  const sweeper = startExpiredBlobSweeper(runtime.services.links, runtime.config.expiredRetentionDays, app.log);
   // On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database.
   closeWithGrace({ delay: 25_000, logger: app.log }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
-    sweeper.stop();
     await app.close();
     await runtime.close();
   });

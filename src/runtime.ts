@@ -23,6 +23,7 @@ import { createFileReader } from './modules/files/file-reader.js';
 import { createChatDelivery } from './modules/integrations/chat-delivery.js';
 import { createIntegrationsService } from './modules/integrations/integrations.service.js';
 import { createExpiryNotices } from './modules/links/expiry-notices.js';
+import { createExpiredBlobSweeper } from './modules/links/expired-blob-sweeper.js';
 import { createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
 import { createCheckoutService } from './modules/payments/checkout.service.js';
@@ -113,7 +114,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     maxAttempts: config.eventMaxAttempts,
   });
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
-  // Services of later modules: construct them above this comment and list them in `services`.
+  const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
 
   return {
     config,
@@ -128,18 +129,20 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     eventDispatcher,
     expiryNotices,
     services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests, templates, portals, portalAccess, stripeConnect, checkout, stripeWebhook, events, integrations, analytics },
-    /** Work that runs beside the requests (mail delivery); the CLI's one-shot commands skip it. */
+    /** Work that runs beside the requests (usage counts, mail, events, expiry); the CLI's one-shot commands skip it. */
     startBackgroundWork() {
       keyUsage.start();
       mailer.start();
       eventDispatcher.start();
       expiryNotices.start();
+      blobSweeper.start();
     },
     async close() {
       await keyUsage.stop();
       await mailer.stop();
       await expiryNotices.stop();
       await eventDispatcher.stop();
+      await blobSweeper.stop();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

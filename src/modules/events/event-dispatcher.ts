@@ -1,7 +1,7 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { claimDueDeliveries, loadDeliveries, markDelivered, markFailed, scheduleRetry, type DeliveryClaim } from './events.repo.js';
-import { startPeriodicJob, type PeriodicJob } from './periodic-job.js';
+import { startPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 
 export type DueDelivery = Awaited<ReturnType<typeof loadDeliveries>>[number];
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { EventRecorder } from '../events/events.service.js';
-import { startPeriodicJob, type PeriodicJob } from '../events/periodic-job.js';
+import { startPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
 import { claimNewlyExpiredLinks } from './links.repo.js';
 
 const BATCH = 200;
