@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { contentDisposition } from '../../core/file-response.js';
-import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import { ErrorBody, NullableString, StringId, authErrors } from '../../core/schemas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { MAX_LISTED_VISITORS, type AnalyticsService } from './analytics.service.js';
 
@@ -22,7 +22,7 @@ const GlobalAnalytics = Type.Object({
   recentActivity: Type.Array(
     Type.Object({
       type: Type.String({ enum: [...EVENT_TYPES] }),
-      linkId: Type.Union([Type.String(), Type.Null()]),
+      linkId: NullableString(),
       linkName: Type.String(),
       visitor: Visitor,
       at: Type.String({ format: 'date-time' }),

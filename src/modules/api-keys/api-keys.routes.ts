@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { ErrorBody, IntegerIdParams, authErrors } from '../../core/schemas.js';
+import { ErrorBody, IntegerIdParams, NullableString, authErrors } from '../../core/schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';
 
 const MaskedApiKey = Type.Object({
@@ -10,7 +10,7 @@ const MaskedApiKey = Type.Object({
   active: Type.Boolean(),
   total_requests: Type.Integer(),
   created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: NullableString({ format: 'date-time' }),
 });
 
 const tags = ['API keys'];

@@ -3,17 +3,16 @@ import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import { principalOf } from '../../core/auth.js';
 import { badRequest } from '../../core/errors.js';
-import { ErrorBody, OkBody, authErrors } from '../../core/schemas.js';
+import { ErrorBody, NullableString, OkBody, authErrors } from '../../core/schemas.js';
 import type { BrandingService } from './branding.service.js';
 import { MAX_LOGO_BYTES } from './logo.js';
 import { EMAIL_LOCALES, SMTP_ENCRYPTIONS } from './branding-fields.js';
 
 const tags = ['Branding'];
-const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 const BrandingSettings = Type.Object({
-  company_name: NullableString,
-  logo_url: Type.Union([Type.String({ description: 'path of the logo' }), Type.Null()]),
+  company_name: NullableString(),
+  logo_url: NullableString({ description: 'path of the logo' }),
   primary_color: Type.String(),
   bg_color: Type.String(),
   btn_text_color: Type.String(),
@@ -22,14 +21,14 @@ const BrandingSettings = Type.Object({
   card_border_color: Type.String(),
   text_color: Type.String(),
   logo_size: Type.Integer(),
-  custom_domain: NullableString,
-  smtp_host: NullableString,
+  custom_domain: NullableString(),
+  smtp_host: NullableString(),
   smtp_port: Type.Union([Type.Integer(), Type.Null()]),
   smtp_encryption: Type.Union([Type.String({ enum: [...SMTP_ENCRYPTIONS] }), Type.Null()]),
-  smtp_username: NullableString,
+  smtp_username: NullableString(),
   smtp_password_set: Type.Boolean({ description: 'the password itself is never returned' }),
-  from_email: NullableString,
-  from_name: NullableString,
+  from_email: NullableString(),
+  from_name: NullableString(),
   email_locale: Type.String({ enum: [...EMAIL_LOCALES] }),
 });
 

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
+import { ErrorBody, NullableString, StringId, authErrors } from '../../core/schemas.js';
 import { readVisitToken } from '../../viewer/visit-cookie.js';
 import type { CheckoutService } from './checkout.service.js';
 import type { StripeConnect } from './connect.service.js';
@@ -32,7 +32,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{
         200: Type.Object({
           connected: Type.Boolean(),
           charges_enabled: Type.Union([Type.Boolean(), Type.Null()]),
-          account_id: Type.Union([Type.String(), Type.Null()]),
+          account_id: NullableString(),
         }),
         ...authErrors,
         ...upstreamErrors,
