@@ -83,7 +83,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
     await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
     await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
-    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads, purchases: services.checkout });
+    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads, purchases: services.checkout, counter: runtime.counter });
     await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
     await api.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
     await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });

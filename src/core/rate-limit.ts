@@ -1,4 +1,6 @@
+import type { onRequestAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
+import { tooManyRequests } from './errors.js';
 
 export interface WindowHit {
   /** hits in the current window, this one included */
@@ -53,5 +55,16 @@ export function redisWindowCounter(redis: Redis, prefix: string, now: () => numb
       return { count, resetAt: now() + (ttl > 0 ? ttl : windowMs) };
     },
     async close() {},
+  };
+}
+
+/**
+ * onRequest hook for routes open to anyone (no API key to count against): a fixed window per
+ * client IP, so unknown tokens or sessions cannot be tried, or looked up at Stripe, in bulk.
+ */
+export function limitByClientIp(counter: WindowCounter, scope: string, perMinute: number): onRequestAsyncHookHandler {
+  return async (request) => {
+    const { count, resetAt } = await counter.hit(`${scope}:${request.ip}`, 60_000);
+    if (count > perMinute) throw tooManyRequests((resetAt - Date.now()) / 1000, 'Too many download attempts; try again in a minute');
   };
 }

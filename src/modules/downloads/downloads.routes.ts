@@ -2,21 +2,24 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../../core/auth.js';
 import { forbidden } from '../../core/errors.js';
 import { sendFile } from '../../core/file-response.js';
+import { limitByClientIp, type WindowCounter } from '../../core/rate-limit.js';
 import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
 import type { LinkRow } from '../../db/types.js';
 import type { DownloadsService } from './downloads.service.js';
 
 const tags = ['Downloads'];
 const LinkParams = Type.Object({ id: StringId });
+// Ample for a download manager fetching ranges; far too few to guess tokens or sessions.
+const DOWNLOADS_PER_MINUTE_PER_IP = 120;
 
 /** Proof of purchase through a payment session (the payments module). */
 export interface SessionDownloads {
   spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
 }
 
-export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService; purchases: SessionDownloads }> = async (
+export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService; purchases: SessionDownloads; counter: WindowCounter }> = async (
   app,
-  { downloads, purchases },
+  { downloads, purchases, counter },
 ) => {
   app.post('/:id/download-tokens', {
     schema: {
@@ -42,6 +45,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
 
   app.get('/:id/download-original', {
     config: { public: true },
+    onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP),
     schema: {
       tags,
       summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
@@ -60,6 +64,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
         400: ErrorBody,
         403: ErrorBody,
         416: ErrorBody,
+        429: ErrorBody,
         502: ErrorBody,
         503: ErrorBody,
       },

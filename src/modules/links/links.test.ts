@@ -239,3 +239,13 @@ test("tenancy: every link route answers 404 for another account's link", async (
   const untouched = await alice.http.get(`/api/links/${id}`);
   assert.deepEqual(untouched.body, { id, name: 'p.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: false });
 });
+
+test('download-original is limited per client IP, so tokens cannot be guessed in bulk', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt');
+  const statuses: number[] = [];
+  for (let i = 0; i < 121; i++) statuses.push((await downloadOriginal(app.url, id, `lvd_${'g'.repeat(36)}${String(i).padStart(4, '0')}`)).response.status);
+  assert.deepEqual([...new Set(statuses.slice(0, 120))], [403]);
+  assert.equal(statuses[120], 429);
+});
