@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { contentDisposition, sendFile } from '../core/file-response.js';
 import { notFound } from '../core/errors.js';
 import type { LinkRow, VisitRow } from '../db/types.js';
-import type { FileReader } from '../modules/files/file-reader.js';
+import { createConcurrencyLimit } from '../core/concurrency.js';
+import type { EncryptedFile, FileReader } from '../modules/files/file-reader.js';
 import { canWatermarkImage, preparePdf, watermarkImage, type WatermarkStamp } from './watermark/index.js';
 
 export type Presentation = 'pdf' | 'image' | 'video' | 'audio' | 'download' | 'unmarkable';
@@ -29,8 +30,22 @@ export function stampFor(visit: VisitRow, now: number): WatermarkStamp {
  * The bytes a visitor with a session receives. Watermarked and preview copies are made
  * on the server for this visit; the stored original is streamed only when neither applies.
  */
+// A stamped copy holds the whole document (up to 100 MB) and pdf-lib's objects in memory.
+const CONCURRENT_PREPARATIONS = 2;
+
 export function createDocumentContent(deps: { reader: FileReader; clock: () => number }) {
   const { reader, clock } = deps;
+  const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);
+
+  /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
+  function prepare(stored: EncryptedFile, file: LinkRow, presentation: 'pdf' | 'image', stamp: WatermarkStamp | undefined) {
+    return preparing(async () => {
+      const original = await buffer(await reader.open(stored));
+      if (presentation === 'image') return { ...(await watermarkImage(original, stamp!)), totalPages: undefined };
+      const pdf = await preparePdf(original, { stamp, previewPages: file.preview_pages });
+      return { bytes: Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.byteLength), mime: 'application/pdf', totalPages: pdf.totalPages };
+    });
+  }
 
   return {
     async send(request: FastifyRequest, reply: FastifyReply, file: LinkRow, visit: VisitRow, watermark: boolean): Promise<FastifyReply> {
@@ -40,24 +55,15 @@ export function createDocumentContent(deps: { reader: FileReader; clock: () => n
       reply.header('cache-control', 'private, no-store');
 
       if (presentation === 'unmarkable') throw notFound('A shown form of this document');
-      const transformed = presentation === 'pdf' ? watermark || file.preview_pages !== null : presentation === 'image' && watermark;
-      if (!transformed) {
+      const copyKind = presentation === 'pdf' && (watermark || file.preview_pages !== null) ? 'pdf' : presentation === 'image' && watermark ? 'image' : null;
+      if (!copyKind) {
         const body = { name: file.name, mime: file.mime, size: file.size, open: (range?: { start: number; endInclusive: number }) => reader.open(stored, range) };
         return sendFile(request, reply, body, presentation === 'download' ? 'attachment' : 'inline');
       }
 
-      const original = await buffer(await reader.open(stored));
-      const stamp = watermark ? stampFor(visit, clock()) : undefined;
-      if (presentation === 'image') {
-        const marked = await watermarkImage(original, stamp!);
-        return reply.type(marked.mime).header('content-disposition', contentDisposition('inline', file.name)).send(marked.bytes);
-      }
-      const prepared = await preparePdf(original, { stamp, previewPages: file.preview_pages });
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', contentDisposition('inline', file.name))
-        .header('x-total-pages', String(prepared.totalPages))
-        .send(Buffer.from(prepared.bytes.buffer, prepared.bytes.byteOffset, prepared.bytes.byteLength));
+      const prepared = await prepare(stored, file, copyKind, watermark ? stampFor(visit, clock()) : undefined);
+      if (prepared.totalPages !== undefined) reply.header('x-total-pages', String(prepared.totalPages));
+      return reply.type(prepared.mime).header('content-disposition', contentDisposition('inline', file.name)).send(prepared.bytes);
     },
   };
 }
