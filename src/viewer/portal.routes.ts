@@ -8,7 +8,7 @@ import type { PortalAccessService, PortalClient, PortalCookie, PortalRow, Portal
 import type { Visitor } from '../modules/visits/visits.service.js';
 import type { BrandProvider } from './brand.js';
 import { addVisitorPageHeaders, sendPage } from './render.js';
-import { setVisitCookie } from './visit-cookie.js';
+import { readSessionToken, setSessionCookie, setVisitCookie } from './visit-cookie.js';
 
 interface PortalPagesDeps {
   portals: PortalAccessService;
@@ -48,15 +48,11 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
   const secure = (request: FastifyRequest) => publicUrl.startsWith('https:') || request.protocol === 'https';
 
   async function clientOf(request: FastifyRequest): Promise<PortalClient> {
-    const raw = request.cookies[PORTAL_COOKIE];
-    const unsigned = raw ? request.unsignCookie(raw) : undefined;
-    return { token: unsigned?.valid && unsigned.value ? unsigned.value : undefined, hostAccountId: await accountForHost(request.hostname) };
+    return { token: readSessionToken(request, PORTAL_COOKIE), hostAccountId: await accountForHost(request.hostname) };
   }
 
-  /** Signed and HttpOnly, scoped to this portal's path, so each portal has its own session. */
   function setPortalCookie(request: FastifyRequest, reply: FastifyReply, slug: string, cookie: PortalCookie) {
-    const maxAge = Math.max(1, Math.ceil((cookie.expiresAt - clock()) / 1000));
-    reply.setCookie(PORTAL_COOKIE, cookie.token, { path: base(slug), httpOnly: true, sameSite: 'lax', secure: secure(request), signed: true, maxAge });
+    setSessionCookie(reply, PORTAL_COOKIE, base(slug), cookie.token, secure(request), Math.ceil((cookie.expiresAt - clock()) / 1000));
   }
 
   async function sendMessage(reply: FastifyReply, accountId: number, heading: string, text: string) {

@@ -3,21 +3,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const VISIT_COOKIE = 'lv_visit';
 
-/** The cookie is scoped to the link's own path, so each link (or room) has its own visit. */
-export function readVisitToken(request: FastifyRequest): string | undefined {
-  const raw = request.cookies[VISIT_COOKIE];
+/** The token a signed session cookie carries, or undefined when absent or tampered with. */
+export function readSessionToken(request: FastifyRequest, name: string): string | undefined {
+  const raw = request.cookies[name];
   if (!raw) return undefined;
   const unsigned = request.unsignCookie(raw);
   return unsigned.valid && unsigned.value ? unsigned.value : undefined;
 }
 
-export function setVisitCookie(reply: FastifyReply, base: string, token: string, secure: boolean, maxAgeSeconds: number): void {
-  reply.setCookie(VISIT_COOKIE, token, {
-    path: base,
+/** Signed, HttpOnly, SameSite=Lax and scoped to `path`, so each link or portal has a session of its own. */
+export function setSessionCookie(reply: FastifyReply, name: string, path: string, token: string, secure: boolean, maxAgeSeconds: number): void {
+  reply.setCookie(name, token, {
+    path,
     httpOnly: true,
     sameSite: 'lax',
     secure,
     signed: true,
     maxAge: Math.max(1, Math.floor(maxAgeSeconds)),
   });
+}
+
+export const readVisitToken = (request: FastifyRequest) => readSessionToken(request, VISIT_COOKIE);
+
+export function setVisitCookie(reply: FastifyReply, base: string, token: string, secure: boolean, maxAgeSeconds: number): void {
+  setSessionCookie(reply, VISIT_COOKIE, base, token, secure, maxAgeSeconds);
 }

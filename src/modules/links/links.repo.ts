@@ -76,10 +76,6 @@ export async function insertRoomLinks(db: Executor, roomId: string, linkIds: rea
     .execute();
 }
 
-export function listRoomChildIds(db: Executor, roomId: string) {
-  return db.selectFrom('room_links').select('link_id').where('room_id', '=', roomId).orderBy('position').execute();
-}
-
 /** Links whose expiry is older than `before` and whose blob is still stored. */
 export function findExpiredWithBlobs(db: Executor, before: number, limit: number) {
   return db

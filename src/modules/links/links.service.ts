@@ -208,10 +208,6 @@ export function createLinksService(deps: {
 
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
 
-    async roomChildIds(roomId: string): Promise<string[]> {
-      return (await repo.listRoomChildIds(db, roomId)).map((row) => row.link_id);
-    },
-
     /** Deletes the blobs of links expired more than `retentionMs` ago; their metadata stays. */
     async purgeExpiredBlobs(retentionMs: number): Promise<number> {
       let purged = 0;

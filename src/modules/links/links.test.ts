@@ -152,7 +152,7 @@ test('data rooms: made of own links, listed, deletable without their children', 
   const metadata = await http.get(`/api/links/${room.body.id}`);
   assert.equal(metadata.body.name, 'Series A data room');
   assert.ok((await http.get('/api/links')).body.links.some((l: any) => l.id === room.body.id && l.kind === 'room'));
-  assert.deepEqual(await app.runtime.services.links.roomChildIds(room.body.id), [a, b]);
+  assert.deepEqual((await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id), [a, b]);
 
   const missing = await http.post('/api/links/room', { name: 'x', children_ids: [a, foreign] });
   assert.equal(missing.status, 404);
@@ -161,7 +161,7 @@ test('data rooms: made of own links, listed, deletable without their children', 
   assert.equal((await http.post('/api/links/room', { name: 'x', children_ids: [room.body.id] })).status, 422);
 
   await http.delete(`/api/links/${a}`);
-  assert.deepEqual(await app.runtime.services.links.roomChildIds(room.body.id), [b], 'a deleted child leaves its rooms');
+  assert.deepEqual((await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id), [b], 'a deleted child leaves its rooms');
   assert.deepEqual((await http.delete(`/api/links/${room.body.id}`)).body, { ok: true });
   assert.equal((await http.get(`/api/links/${b}`)).status, 200, 'children outlive their room');
 });

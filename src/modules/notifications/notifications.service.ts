@@ -26,17 +26,16 @@ export function createNotifications(deps: {
 }): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier {
   const { db, mailer, viewerUrlFor, mailBrandFor } = deps;
 
-  /** Renders `kind` in the language and brand of the sender's account and queues it to `to`. */
-  async function send<K extends MailKind>(
-    sender: { account_id: number },
-    to: string,
-    kind: K,
-    data: MailData[K],
-    executor?: Executor,
-  ): Promise<void> {
+  /** Renders `kind` in the language and brand of the sender's account. */
+  async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: MailBrand) => MailData[K], executor?: Executor) {
     // Inside a caller's transaction every read goes through it too (SQLite has a single connection).
     const { brand, locale } = await mailBrandFor(sender.account_id, executor);
-    const mail = renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data, brand);
+    return renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data(brand), brand);
+  }
+
+  /** Renders `kind` for the sender's account and queues it to `to`. */
+  async function send<K extends MailKind>(sender: { account_id: number }, to: string, kind: K, data: MailData[K], executor?: Executor): Promise<void> {
+    const mail = await render(sender, kind, () => data, executor);
     await mailer.enqueue({ accountId: sender.account_id, to, ...mail }, executor);
   }
 
@@ -59,10 +58,16 @@ export function createNotifications(deps: {
       });
     },
 
-    async documentShared(link: LinkRow, recipient: string, viewerUrl: string, message: string | null) {
-      const [owner, { brand }] = await Promise.all([findAccountById(db, link.account_id), mailBrandFor(link.account_id)]);
-      const senderName = brand.companyName ?? owner?.name ?? owner?.email ?? 'linkvault';
-      await send(link, recipient, 'documentShared', { documentName: link.name, viewerUrl, senderName, message });
+    /** One mail rendered once, queued to each recipient. */
+    async documentShared(link: LinkRow, recipients: string[], viewerUrl: string, message: string | null) {
+      const owner = await findAccountById(db, link.account_id);
+      const mail = await render(link, 'documentShared', (brand) => ({
+        documentName: link.name,
+        viewerUrl,
+        senderName: brand.companyName ?? owner?.name ?? owner?.email ?? 'linkvault',
+        message,
+      }));
+      for (const to of recipients) await mailer.enqueue({ accountId: link.account_id, to, ...mail });
     },
 
     async accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision) {

@@ -3,7 +3,7 @@ import { normalizeEmails } from '../links/link-settings.js';
 import type { LinksService } from '../links/links.service.js';
 
 export interface ShareNotifier {
-  documentShared(link: LinkRow, recipient: string, viewerUrl: string, message: string | null): Promise<void>;
+  documentShared(link: LinkRow, recipients: string[], viewerUrl: string, message: string | null): Promise<void>;
 }
 
 /** Sends a link's viewer URL to recipients, each in a mail of their own. */
@@ -15,7 +15,7 @@ export function createSharingService(deps: { links: Pick<LinksService, 'ownLink'
       const recipients = normalizeEmails(emails, 'emails');
       const viewerUrl = await links.viewerUrlFor(accountId, linkId);
       const note = message?.trim() ? message.trim() : null;
-      for (const recipient of recipients) await notify.documentShared(link, recipient, viewerUrl, note);
+      await notify.documentShared(link, recipients, viewerUrl, note);
     },
   };
 }
