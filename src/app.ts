@@ -53,8 +53,9 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
   });
 
-  // Visit cookies are signed with a key derived from the master key, never the master key itself.
-  await app.register(cookie, { secret: Buffer.from(hkdfSync('sha256', runtime.masterKey, '', 'linkvault visit cookies', 32)).toString('base64') });
+  // Cookies are parsed only where visitors are (the /v and /p pages, checkout): the rest of the
+  // API skips the cookie hooks. Visit cookies are signed with a key derived from the master key.
+  const visitCookies = { secret: Buffer.from(hkdfSync('sha256', runtime.masterKey, '', 'linkvault visit cookies', 32)).toString('base64') };
 
   await app.register(swagger, {
     openapi: {
@@ -89,7 +90,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
     await api.register(portalsRoutes, { prefix: '/client-portals', portals: services.portals });
     await api.register(templatesRoutes, { prefix: '/templates', templates: services.templates });
-    await api.register(paymentsRoutes, { prefix: '/stripe', connect: services.stripeConnect, checkout: services.checkout, webhook: services.stripeWebhook });
+    await api.register(async (payments) => {
+      await payments.register(cookie, visitCookies); // checkout-download reads the visit cookie
+      await payments.register(paymentsRoutes, { prefix: '/stripe', connect: services.stripeConnect, checkout: services.checkout, webhook: services.stripeWebhook });
+    });
     await api.register(integrationsRoutes, { prefix: '/integrations', integrations: services.integrations });
     await api.register(analyticsRoutes, { analytics: services.analytics });
     // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
@@ -97,19 +101,22 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   }, { prefix: '/api' });
 
   await app.register(brandingAssetRoutes, { branding: services.branding });
-  await app.register(portalRoutes, { prefix: '/p', portals: services.portalAccess, brandFor: services.branding.brandFor, accountForHost: services.branding.accountForDomain, publicUrl: config.publicUrl, clock: runtime.clock });
   await app.register(stripePagesRoutes, { prefix: '/stripe', connect: services.stripeConnect, brandFor: services.branding.brandFor, paymentsConfigured: config.stripeSecretKey !== undefined });
   await registerViewerAssets(app);
-  await app.register(viewerRoutes, {
-    prefix: '/v',
-    visits: services.visits,
-    links: services.links,
-    content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
-    brandFor: services.branding.brandFor,
-    accountForHost: services.branding.accountForDomain,
-    purchases: services.checkout,
-    publicUrl: config.publicUrl,
-    clock: runtime.clock,
+  await app.register(async (visitorPages) => {
+    await visitorPages.register(cookie, visitCookies);
+    await visitorPages.register(portalRoutes, { prefix: '/p', portals: services.portalAccess, brandFor: services.branding.brandFor, accountForHost: services.branding.accountForDomain, publicUrl: config.publicUrl, clock: runtime.clock });
+    await visitorPages.register(viewerRoutes, {
+      prefix: '/v',
+      visits: services.visits,
+      links: services.links,
+      content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
+      brandFor: services.branding.brandFor,
+      accountForHost: services.branding.accountForDomain,
+      purchases: services.checkout,
+      publicUrl: config.publicUrl,
+      clock: runtime.clock,
+    });
   });
 
   return app;

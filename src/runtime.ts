@@ -65,7 +65,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
 
   const db = database.db;
   const keyUsage = createKeyUsage({ db, onError: (err) => log.error({ err }, 'could not write API key usage') });
-  const apiKeys = createApiKeysService({ db, clock, usage: keyUsage });
+  const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });

@@ -45,12 +45,13 @@ async function limitRate(principal: Principal, reply: FastifyReply, counter: Win
   }
 }
 
-const BUSINESS_PREFIXES = ['/api/integrations', '/api/branding'];
+const BUSINESS_PREFIXES = ['/api/integrations', '/api/branding'].map((prefix) => ({ exact: prefix, below: `${prefix}/` }));
 
 /** The plan policy: the API needs professional; integrations and branding, business. By path prefix, so unknown paths below them are gated too. */
 export function requiredPlanFor(url: string): Plan {
-  const path = url.split('?')[0]!;
-  return BUSINESS_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ? 'business' : 'professional';
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  return BUSINESS_PREFIXES.some(({ exact, below }) => path === exact || path.startsWith(below)) ? 'business' : 'professional';
 }
 
 /**

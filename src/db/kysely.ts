@@ -6,6 +6,7 @@ import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationProvider } from './migrations/index.js';
+import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -13,6 +14,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: DatabaseConfig['kind'];
+  /** Compiles a hot-path read once; see precompiled.ts. */
+  precompile: Precompile;
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -21,7 +24,7 @@ export interface DatabaseHandle {
 const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
-function sqliteDialect(file: string): SqliteDialect {
+function openSqlite(file: string): SQLite.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -30,7 +33,7 @@ function sqliteDialect(file: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   cachePreparedStatements(database);
-  return new SqliteDialect({ database });
+  return database;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -68,11 +71,13 @@ function postgresDialect(url: string): PostgresDialect {
 }
 
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config.url);
+  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : undefined;
+  const dialect = config.kind === 'sqlite' ? new SqliteDialect({ database: sqlite! }) : postgresDialect(config.url);
   const db = new Kysely<Database>({ dialect });
   return {
     db,
     kind: config.kind,
+    precompile: createPrecompile(db, sqlite),
     async migrate() {
       // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
       // deployments (or test runs) sharing a PostgreSQL database never see each other's.

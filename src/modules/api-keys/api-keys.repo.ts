@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import { precompile } from '../../db/precompiled.js';
+import type { Precompile } from '../../db/precompiled.js';
 import type { ApiKeyRow, Database, NewApiKey } from '../../db/types.js';
 
 /** The live key with this hash, with its account's current plan: compiled once, run per request. */
-export function keyLookup(db: Kysely<Database>) {
-  return precompile<{ id: number; account_id: number; plan: string }, [keyHash: string]>(db, 1, (keyHash) =>
+export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
+  return precompile<{ id: number; account_id: number; plan: string }, [keyHash: string]>(1, (keyHash) =>
     db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
@@ -16,8 +16,8 @@ export function keyLookup(db: Kysely<Database>) {
   );
 }
 
-export function usableKeysLister(db: Kysely<Database>) {
-  return precompile<KeyListing, [accountId: number]>(db, 1, (accountId) =>
+export function usableKeysLister(db: Kysely<Database>, precompile: Precompile) {
+  return precompile<KeyListing, [accountId: number]>(1, (accountId) =>
     db
       .selectFrom('api_keys')
       .select(['id', 'name', 'key_prefix', 'active', 'total_requests', 'created_at', 'last_used_at'])

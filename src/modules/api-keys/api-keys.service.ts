@@ -1,5 +1,6 @@
 import type { Db } from '../../db/kysely.js';
 import type { Clock } from '../../db/executor.js';
+import type { Precompile } from '../../db/precompiled.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { lockAccount } from '../accounts/accounts.repo.js';
@@ -16,10 +17,10 @@ export function maskKey(key: string): string {
   return `${key.slice(0, API_KEY_PREFIX.length + 4)}••••••••`;
 }
 
-export function createApiKeysService(deps: { db: Db; clock: Clock; usage: Pick<KeyUsage, 'record' | 'unwritten'> }) {
-  const { db, clock, usage } = deps;
-  const findLiveKey = keyLookup(db);
-  const listUsableKeys = usableKeysLister(db);
+export function createApiKeysService(deps: { db: Db; precompile: Precompile; clock: Clock; usage: Pick<KeyUsage, 'record' | 'unwritten'> }) {
+  const { db, precompile, clock, usage } = deps;
+  const findLiveKey = keyLookup(db, precompile);
+  const listUsableKeys = usableKeysLister(db, precompile);
   const principals = createPrincipalCache(clock);
   return {
     /** The key's account and plan, or null for a malformed, unknown, inactive or revoked key. */
