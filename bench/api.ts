@@ -14,7 +14,7 @@ import { describeLatency, describeRounds, measurePaired, printBudget, printResul
 const BUDGET = 0.5;
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 10);
 const WARMUP_SECONDS = 2;
 
 runBench(async () => {

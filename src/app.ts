@@ -48,10 +48,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
     done(null, payload);
   });
-  await app.register(multipart, {
-    // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
-    limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
-  });
 
   // Cookies are parsed only where visitors are (the /v and /p pages, checkout): the rest of the
   // API skips the cookie hooks. Visit cookies are signed with a key derived from the master key.
@@ -82,11 +78,18 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(async (api) => {
     api.addHook('onRequest', guardApi({ keys: services.apiKeys, counter: runtime.counter, perMinute: config.rateLimitPerMinute }));
     await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
-    await api.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
-    await api.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
+    // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.
+    await api.register(async (fileRoutes) => {
+      await fileRoutes.register(multipart, {
+        // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
+        limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+      });
+      await fileRoutes.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
+      await fileRoutes.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
+      await fileRoutes.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
+    });
     await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads, purchases: services.checkout, counter: runtime.counter });
     await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
-    await api.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
     await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
     await api.register(portalsRoutes, { prefix: '/client-portals', portals: services.portals });
     await api.register(templatesRoutes, { prefix: '/templates', templates: services.templates });

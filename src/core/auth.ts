@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { tooManyRequests, unauthorized } from './errors.js';
 import { assertPlanAtLeast, type Plan } from './plans.js';
-import type { WindowCounter } from './rate-limit.js';
+import type { WindowCounter, WindowHit } from './rate-limit.js';
 
 export interface Principal {
   accountId: number;
@@ -25,17 +25,15 @@ export interface KeyAuthenticator {
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
-async function authenticate(request: FastifyRequest, keys: KeyAuthenticator): Promise<Principal> {
+/** The key in `Authorization: Bearer <key>`; 401 when there is none. */
+function presentedKey(request: FastifyRequest): string {
   const match = BEARER.exec(request.headers.authorization ?? '');
   if (!match?.[1]) throw unauthorized();
-  const principal = await keys.authenticate(match[1]);
-  if (!principal) throw unauthorized('The API key is invalid, inactive or revoked');
-  return principal;
+  return match[1];
 }
 
-/** Per-key fixed window; sets RateLimit-* headers on every answer. */
-async function limitRate(principal: Principal, reply: FastifyReply, counter: WindowCounter, perMinute: number): Promise<void> {
-  const { count, resetAt } = await counter.hit(`key:${principal.apiKeyId}`, 60_000);
+/** Per-key fixed window: sets RateLimit-* headers on every answer, 429 over the limit. */
+function applyRateLimit({ count, resetAt }: WindowHit, reply: FastifyReply, perMinute: number): void {
   const resetSeconds = Math.max(0, Math.ceil((resetAt - Date.now()) / 1000));
   reply.header('ratelimit-limit', perMinute);
   reply.header('ratelimit-remaining', Math.max(0, perMinute - count));
@@ -59,12 +57,15 @@ export function requiredPlanFor(url: string): Plan {
  * Routes marked `public` (called by visitors) skip it.
  */
 export function guardApi(options: { keys: KeyAuthenticator; counter: WindowCounter; perMinute: number }): onRequestAsyncHookHandler {
+  const { keys, counter, perMinute } = options;
+  // One async step per lookup and nothing more: this runs before every API request.
   return async (request, reply) => {
     request.principal = null;
     if (request.routeOptions.config.public) return;
-    const principal = await authenticate(request, options.keys);
+    const principal = await keys.authenticate(presentedKey(request));
+    if (!principal) throw unauthorized('The API key is invalid, inactive or revoked');
     request.principal = principal;
-    await limitRate(principal, reply, options.counter, options.perMinute);
+    applyRateLimit(await counter.hit(`key:${principal.apiKeyId}`, 60_000), reply, perMinute);
     assertPlanAtLeast(principal.plan, requiredPlanFor(request.url));
   };
 }

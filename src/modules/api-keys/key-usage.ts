@@ -18,12 +18,12 @@ export function createKeyUsage(deps: { db: Db; flushMs?: number; onError: (error
   let pending = new Map<number, Usage>();
   let timer: NodeJS.Timeout | undefined;
 
-  function add(into: Map<number, Usage>, keyId: number, usage: Usage): void {
+  function add(into: Map<number, Usage>, keyId: number, requests: number, lastUsedAt: number): void {
     const current = into.get(keyId);
     if (current) {
-      current.requests += usage.requests;
-      current.lastUsedAt = Math.max(current.lastUsedAt, usage.lastUsedAt);
-    } else into.set(keyId, { ...usage });
+      current.requests += requests;
+      if (lastUsedAt > current.lastUsedAt) current.lastUsedAt = lastUsedAt;
+    } else into.set(keyId, { requests, lastUsedAt });
   }
 
   async function flush(): Promise<void> {
@@ -35,14 +35,14 @@ export function createKeyUsage(deps: { db: Db; flushMs?: number; onError: (error
         for (const [keyId, usage] of batch) await addKeyUsage(trx, keyId, usage.requests, usage.lastUsedAt);
       });
     } catch (error) {
-      for (const [keyId, usage] of batch) add(pending, keyId, usage);
+      for (const [keyId, usage] of batch) add(pending, keyId, usage.requests, usage.lastUsedAt);
       throw error;
     }
   }
 
   return {
     record(keyId: number, at: number): void {
-      add(pending, keyId, { requests: 1, lastUsedAt: at });
+      add(pending, keyId, 1, at);
     },
     /** Counted here but not yet written. */
     unwritten(keyId: number): Usage | undefined {
