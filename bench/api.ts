@@ -2,8 +2,9 @@
  * API overhead: authenticated `GET /api/api-keys` on the real app (embedded SQLite by
  * default) against its floor, a bare Fastify route returning the same JSON without auth
  * or database. Both are measured in this run by autocannon (50 connections) from a
- * separate process: 2 s warm-up each, then 10 s each in 5 alternating rounds; the ratio
- * is the median of the rounds' ratios. Budget: at least 0.5 of the floor's requests/s.
+ * separate process: 2 s warm-up each, then 10 s each in 10 alternating rounds of 1 s, short
+ * so that the two sides of a round meet the same machine; the ratio is the median of the
+ * rounds' ratios. Budget: at least 0.5 of the floor's requests/s.
  *
  *   npm run bench -- api
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench -- api      (quicker, noisier)
