@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
@@ -71,8 +71,14 @@ function postgresDialect(url: string): PostgresDialect {
 }
 
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : undefined;
-  const dialect = config.kind === 'sqlite' ? new SqliteDialect({ database: sqlite! }) : postgresDialect(config.url);
+  let sqlite: SQLite.Database | undefined;
+  let dialect: Dialect;
+  if (config.kind === 'sqlite') {
+    sqlite = openSqlite(config.file);
+    dialect = new SqliteDialect({ database: sqlite });
+  } else {
+    dialect = postgresDialect(config.url);
+  }
   const db = new Kysely<Database>({ dialect });
   return {
     db,
