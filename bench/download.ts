@@ -12,9 +12,9 @@
  *
  *   npm run bench -- download
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sha256Hex } from '../src/infra/crypto/tokens.js';
 import { formatValue, printBudget, printResult, runBench, sampleRss, measureRss } from './lib/harness.js';
 import {
   MB,
@@ -41,7 +41,7 @@ interface Download {
   rssGrowthKiB: number;
 }
 
-const sha256OfFile = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+const sha256OfFile = (file: string) => sha256Hex(fs.readFileSync(file));
 
 runBench(async () => {
   const work = makeTempDir('linkvault-bench-download-');

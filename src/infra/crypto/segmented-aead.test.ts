@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { Readable, type Transform } from 'node:stream';
 import { test } from 'node:test';
+import { sha256 } from '../../../test/helpers/files.js';
 import { newFileKey, type FileKey } from './envelope.js';
 import {
   CIPHER_SEGMENT_SIZE,
@@ -78,7 +79,7 @@ test('round trips at segment edges and for 1 MB in random chunks, inline', async
     const sealed = await encrypt(key, plaintext);
     assert.equal(sealed.ciphertext.length, ciphertextSize(size), `size ${size}`);
     assert.equal(sealed.plaintextBytes, size);
-    assert.equal(sealed.digest, createHash('sha256').update(plaintext).digest('hex'));
+    assert.equal(sealed.digest, sha256(plaintext));
     assert.deepEqual(await decrypt(key, sealed.ciphertext, wholeFile(size)), plaintext, `size ${size}`);
   }
 });

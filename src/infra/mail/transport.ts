@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { ConfigError } from '../../config.js';
+import { sha256Hex } from '../crypto/tokens.js';
 
 export interface MailTransportSettings {
   host: string;
@@ -100,7 +100,7 @@ export function createTransportCache(maxEntries = 32): TransportCache {
   return {
     get(settings) {
       const { from: _from, ...server } = settings;
-      const key = createHash('sha256').update(JSON.stringify(server)).digest('hex');
+      const key = sha256Hex(JSON.stringify(server));
       let transporter = transporters.get(key);
       if (transporter) {
         // Re-inserting keeps the map in least-recently-used order for eviction.

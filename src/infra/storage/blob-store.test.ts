@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { buffer } from 'node:stream/consumers';
 import { test, type TestContext } from 'node:test';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { sha256 } from '../../../test/helpers/files.js';
 import { BlobNotFoundError, type BlobStore } from './blob-store.js';
 import { createLocalBlobStore } from './local-store.js';
 import { createS3BlobStore } from './s3-store.js';
@@ -51,7 +52,6 @@ function bodyWithMidway(bytes: number, tail: number, onMidway: () => void): Read
   );
 }
 
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 async function assertAbsent(store: BlobStore, key: string): Promise<void> {
   await assert.rejects(store.size(key), BlobNotFoundError);
