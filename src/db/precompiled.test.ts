@@ -48,3 +48,18 @@ test('a precompiled query must use each parameter once, in order', async (t) => 
     /must use its 2 parameters once each, in order/,
   );
 });
+
+test('a precompiled read answers plain rows keyed by column name, joins included', async (t) => {
+  const handle = openDatabase(loadConfig(await testEnv(t)).database);
+  t.after(() => handle.close());
+  await handle.migrate();
+  const { db } = handle;
+  const accountId = await insertAccount(db, { email: 'rows@example.com', name: 'Rows "quoted"', plan: 'professional', createdAt: 1234 });
+  const accountsOf = handle.precompile<{ id: number; email: string; name: string | null; plan: string; created_at: number }, [id: number]>(1, (id) =>
+    db.selectFrom('accounts').select(['id', 'email', 'name', 'plan', 'created_at']).where('id', '=', id as unknown as number),
+  );
+  const [row] = await accountsOf(accountId);
+  assert.deepEqual({ ...row, created_at: Number(row!.created_at) }, { id: accountId, email: 'rows@example.com', name: 'Rows "quoted"', plan: 'professional', created_at: 1234 });
+  assert.deepEqual(Object.keys(row!), ['id', 'email', 'name', 'plan', 'created_at']);
+  assert.deepEqual(await accountsOf(accountId + 1), []);
+});
