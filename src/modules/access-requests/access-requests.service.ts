@@ -5,6 +5,7 @@ import { notFound, unprocessable } from '../../core/errors.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
 import { countPendingRequests, decideAccessRequest, findAccessRequest, listAccessRequests } from './access-requests.repo.js';
+import { isoTime } from '../../core/timestamps.js';
 
 export type Decision = 'approved' | 'denied';
 
@@ -37,7 +38,7 @@ export function createAccessRequestsService(deps: {
         visitorIp: request.visitor_ip,
         status: request.status,
         email: request.email,
-        created_at: new Date(request.created_at).toISOString(),
+        created_at: isoTime(request.created_at),
       }));
     },
 

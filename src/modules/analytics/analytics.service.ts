@@ -19,6 +19,7 @@ import {
   viewsPerDay,
 } from './analytics.repo.js';
 import { toCsv } from './csv.js';
+import { isoTime } from '../../core/timestamps.js';
 
 const TOP_LINKS = 10;
 const RECENT_ACTIVITY = 20;
@@ -26,7 +27,6 @@ const CHART_DAYS = 30;
 export const MAX_LISTED_VISITORS = 5000;
 
 const isoDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
 
 /** Counts a view into the account's per-day views and distinct visitors, in the view's own transaction. */
 export const countView: EventProjection = async (trx, event, at) => {

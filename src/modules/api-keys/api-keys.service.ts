@@ -7,6 +7,7 @@ import { lockAccount } from '../accounts/accounts.repo.js';
 import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
+import { isoTime } from '../../core/timestamps.js';
 
 export const API_KEY_PREFIX = 'lvk_';
 export const MAX_KEYS_PER_ACCOUNT = 5;
@@ -50,8 +51,8 @@ export function createApiKeysService(deps: { db: Db; precompile: Precompile; clo
           key_prefix: row.key_prefix,
           active: row.active === 1,
           total_requests: Number(row.total_requests) + (unwritten?.requests ?? 0),
-          created_at: new Date(row.created_at).toISOString(),
-          last_used_at: lastUsedAt === 0 ? null : new Date(lastUsedAt).toISOString(),
+          created_at: isoTime(row.created_at),
+          last_used_at: lastUsedAt === 0 ? null : isoTime(lastUsedAt),
         };
       });
     },

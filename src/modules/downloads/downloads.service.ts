@@ -8,6 +8,7 @@ import type { EventRecorder } from '../events/events.service.js';
 import type { FileReader } from '../files/file-reader.js';
 import type { LinksService } from '../links/links.service.js';
 import { insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
+import { isoTime } from '../../core/timestamps.js';
 
 const TOKEN_PREFIX = 'lvd_';
 
@@ -51,7 +52,7 @@ export function createDownloadsService(deps: {
       const link = await links.ownLink(accountId, linkId, { live: true });
       if (link.kind !== 'file') throw notFound(`File link ${linkId}`);
       const { token, expiresAt } = await mintToken(db, linkId, options);
-      return { token, expires_at: new Date(expiresAt).toISOString(), uses: options.uses };
+      return { token, expires_at: isoTime(expiresAt), uses: options.uses };
     },
 
     /** A token a buyer paid for: the purchase vouches for it, not an owner's key. Written in the caller's transaction. */

@@ -5,6 +5,7 @@ import { seal } from '../../infra/crypto/sealed.js';
 import { lockAccount } from '../accounts/accounts.repo.js';
 import { countIntegrations, deleteIntegration, insertIntegration, listIntegrations, type IntegrationType } from './integrations.repo.js';
 import { assertProviderWebhookUrl, webhookUrlContext } from './webhook-url.js';
+import { isoTime } from '../../core/timestamps.js';
 
 /** Each event fans out to every integration of the account: keep the fan-out small. */
 export const MAX_INTEGRATIONS_PER_ACCOUNT = 20;
@@ -20,7 +21,7 @@ export function createIntegrationsService(deps: { db: Db; clock: Clock; masterKe
         type: row.type,
         enabled: row.enabled === 1,
         channel: row.channel,
-        created_at: new Date(Number(row.created_at)).toISOString(),
+        created_at: isoTime(Number(row.created_at)),
       }));
     },
 

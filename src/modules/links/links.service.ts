@@ -8,6 +8,7 @@ import type { BlobStore } from '../../infra/storage/index.js';
 import type { StoredFile } from '../files/file-intake.js';
 import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
 import * as repo from './links.repo.js';
+import { isoTime } from '../../core/timestamps.js';
 
 export const ROOM_MIME = 'application/vnd.linkvault.room';
 const PURGE_BATCH = 100;
@@ -50,8 +51,8 @@ export function createLinksService(deps: {
       version: link.version,
       size: link.size,
       viewer_url: `${base}/v/${link.id}`,
-      created_at: new Date(link.created_at).toISOString(),
-      expires_at: new Date(link.expires_at).toISOString(),
+      created_at: isoTime(link.created_at),
+      expires_at: isoTime(link.expires_at),
     };
   }
 
