@@ -2,10 +2,10 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { isoTime } from '../../core/timestamps.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
 import { countPendingRequests, decideAccessRequest, findAccessRequest, listAccessRequests } from './access-requests.repo.js';
-import { isoTime } from '../../core/timestamps.js';
 
 export type Decision = 'approved' | 'denied';
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import { isoTime } from '../../core/timestamps.js';
 import { countPendingRequests } from '../access-requests/access-requests.repo.js';
 import { visitorLabel, type EventPayload, type EventType } from '../events/event-types.js';
 import type { EventProjection } from '../events/events.service.js';
@@ -19,7 +20,6 @@ import {
   viewsPerDay,
 } from './analytics.repo.js';
 import { toCsv } from './csv.js';
-import { isoTime } from '../../core/timestamps.js';
 
 const TOP_LINKS = 10;
 const RECENT_ACTIVITY = 20;

@@ -2,12 +2,12 @@ import type { Db } from '../../db/kysely.js';
 import type { Clock } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { lockAccount } from '../accounts/accounts.repo.js';
 import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
-import { isoTime } from '../../core/timestamps.js';
 
 export const API_KEY_PREFIX = 'lvk_';
 export const MAX_KEYS_PER_ACCOUNT = 5;

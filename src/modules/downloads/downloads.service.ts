@@ -2,13 +2,13 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { forbidden, notFound } from '../../core/errors.js';
+import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { ByteRange } from '../../infra/storage/index.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { FileReader } from '../files/file-reader.js';
 import type { LinksService } from '../links/links.service.js';
 import { insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
-import { isoTime } from '../../core/timestamps.js';
 
 const TOKEN_PREFIX = 'lvd_';
 

@@ -1,11 +1,11 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
 import { lockAccount } from '../accounts/accounts.repo.js';
 import { countIntegrations, deleteIntegration, insertIntegration, listIntegrations, type IntegrationType } from './integrations.repo.js';
 import { assertProviderWebhookUrl, webhookUrlContext } from './webhook-url.js';
-import { isoTime } from '../../core/timestamps.js';
 
 /** Each event fans out to every integration of the account: keep the fan-out small. */
 export const MAX_INTEGRATIONS_PER_ACCOUNT = 20;

@@ -2,13 +2,13 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { gone, notFound, unprocessable } from '../../core/errors.js';
+import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import type { StoredFile } from '../files/file-intake.js';
 import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
 import * as repo from './links.repo.js';
-import { isoTime } from '../../core/timestamps.js';
 
 export const ROOM_MIME = 'application/vnd.linkvault.room';
 const PURGE_BATCH = 100;
