@@ -24,6 +24,7 @@ import { createChatDelivery } from './modules/integrations/chat-delivery.js';
 import { createIntegrationsService } from './modules/integrations/integrations.service.js';
 import { createExpiryNotices } from './modules/links/expiry-notices.js';
 import { createExpiredBlobSweeper } from './modules/links/expired-blob-sweeper.js';
+import { createLapsedAccessSweeper } from './modules/visits/lapsed-access-sweeper.js';
 import { createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
 import { createCheckoutService } from './modules/payments/checkout.service.js';
@@ -115,6 +116,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
   const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
+  const accessSweeper = createLapsedAccessSweeper({ db, clock, log });
 
   return {
     config,
@@ -128,6 +130,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     mailer,
     eventDispatcher,
     expiryNotices,
+    accessSweeper,
     services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests, templates, portals, portalAccess, stripeConnect, checkout, stripeWebhook, events, integrations, analytics },
     /** Work that runs beside the requests (usage counts, mail, events, expiry); the CLI's one-shot commands skip it. */
     startBackgroundWork() {
@@ -136,6 +139,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       eventDispatcher.start();
       expiryNotices.start();
       blobSweeper.start();
+      accessSweeper.start();
     },
     async close() {
       await keyUsage.stop();
@@ -143,6 +147,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await expiryNotices.stop();
       await eventDispatcher.stop();
       await blobSweeper.stop();
+      await accessSweeper.stop();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

@@ -24,3 +24,20 @@ export function startPeriodicJob(work: () => Promise<unknown>, intervalMs: numbe
 }
 
 export type PeriodicJob = ReturnType<typeof startPeriodicJob>;
+
+/**
+ * A periodic job that runs only once `start()` is called (the CLI's one-shot commands never
+ * call it), at most once however often it is started, and can be stopped and started again.
+ */
+export function scheduledJob(work: () => Promise<unknown>, intervalMs: number, onError: (error: unknown) => void) {
+  let job: PeriodicJob | undefined;
+  return {
+    start(): void {
+      job ??= startPeriodicJob(work, intervalMs, onError);
+    },
+    async stop(): Promise<void> {
+      await job?.stop();
+      job = undefined;
+    },
+  };
+}

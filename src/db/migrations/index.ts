@@ -7,6 +7,7 @@ import * as events from './0005-events.js';
 import * as portalsAndTemplates from './0006-portals-templates.js';
 import * as payments from './0007-payments.js';
 import * as analytics from './0008-analytics.js';
+import * as lapsedAccess from './0009-lapsed-access.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006-portals-templates': portalsAndTemplates,
   '0007-payments': payments,
   '0008-analytics': analytics,
+  '0009-lapsed-access': lapsedAccess,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import { startPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
+import { scheduledJob } from '../../core/periodic-job.js';
 import type { LinksService } from './links.service.js';
 
 const DAY_MS = 86_400_000;
@@ -15,18 +15,9 @@ export function createExpiredBlobSweeper(deps: {
   intervalMs?: number;
 }) {
   const { links, retentionDays, log } = deps;
-  let job: PeriodicJob | undefined;
   const sweep = async () => {
     const purged = await links.purgeExpiredBlobs(retentionDays * DAY_MS);
     if (purged > 0) log.info({ purged }, 'deleted the files of long-expired links');
   };
-  return {
-    start(): void {
-      job ??= startPeriodicJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'expired-file sweep failed'));
-    },
-    async stop(): Promise<void> {
-      await job?.stop();
-      job = undefined;
-    },
-  };
+  return scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'expired-file sweep failed'));
 }

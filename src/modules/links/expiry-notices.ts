@@ -1,7 +1,7 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { EventRecorder } from '../events/events.service.js';
-import { startPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
+import { scheduledJob } from '../../core/periodic-job.js';
 import { claimNewlyExpiredLinks } from './links.repo.js';
 
 const BATCH = 200;
@@ -14,7 +14,6 @@ const BATCH = 200;
  */
 export function createExpiryNotices(deps: { db: Db; clock: Clock; events: EventRecorder; log: { error(obj: object, msg?: string): void }; intervalMs?: number }) {
   const { db, clock, events, log } = deps;
-  let job: PeriodicJob | undefined;
 
   /** Records link.expired for every link that expired since the last run; returns how many. */
   async function recordNewlyExpired(): Promise<number> {
@@ -34,13 +33,7 @@ export function createExpiryNotices(deps: { db: Db; clock: Clock; events: EventR
 
   return {
     recordNewlyExpired,
-    start(): void {
-      job ??= startPeriodicJob(recordNewlyExpired, deps.intervalMs ?? 60_000, (err) => log.error({ err }, 'could not record link expiries'));
-    },
-    async stop(): Promise<void> {
-      await job?.stop();
-      job = undefined;
-    },
+    ...scheduledJob(recordNewlyExpired, deps.intervalMs ?? 60_000, (err) => log.error({ err }, 'could not record link expiries')),
   };
 }
 

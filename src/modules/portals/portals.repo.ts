@@ -99,3 +99,12 @@ export async function updatePortalSession(db: Executor, id: number, patch: Updat
 export async function deletePortalSession(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('portal_sessions').where('id', '=', id).execute();
 }
+
+/** Deletes up to `limit` portal sessions that expired before `before`. */
+export async function deleteExpiredPortalSessions(db: Executor, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('portal_sessions')
+    .where('id', 'in', (eb) => eb.selectFrom('portal_sessions').select('id').where('expires_at', '<', before).limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

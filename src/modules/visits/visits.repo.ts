@@ -78,3 +78,26 @@ export async function consumeOtpCode(db: Executor, id: number, now: number): Pro
 export async function insertPageView(db: Executor, view: { visitId: number; page: number; seconds: number; now: number }) {
   await db.insertInto('page_views').values({ visit_id: view.visitId, page: view.page, seconds: view.seconds, created_at: view.now }).execute();
 }
+
+/**
+ * Deletes up to `limit` visits whose gate window closed before `before` without a view
+ * session. Visits that reached a session are the link's analytics and stay.
+ */
+export async function deleteLapsedVisits(db: Executor, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('visits')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('visits').select('id').where('session_started_at', 'is', null).where('expires_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes up to `limit` one-time codes that expired before `before`. */
+export async function deleteExpiredOtpCodes(db: Executor, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('otp_codes')
+    .where('id', 'in', (eb) => eb.selectFrom('otp_codes').select('id').where('expires_at', '<', before).limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,53 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import { scheduledJob } from '../../core/periodic-job.js';
+import { deleteExpiredPortalSessions } from '../portals/portals.repo.js';
+import { deleteExpiredOtpCodes, deleteLapsedVisits } from './visits.repo.js';
+
+/** Rows are kept this long past their expiry (for support questions), then deleted. */
+export const LAPSED_ACCESS_GRACE_MS = 86_400_000;
+
+/**
+ * Deletes what visitors' ways in leave behind once no one can use it: visits whose gate window
+ * closed without a view session, expired one-time codes and expired portal sessions, a day
+ * after they expire. Visits that reached a view session are analytics and stay. At start and
+ * then hourly, in batches with a turn of the event loop between them, so a long backlog never
+ * holds the database (on SQLite, the event loop) for long. Replicas may all run it.
+ */
+export function createLapsedAccessSweeper(deps: {
+  db: Db;
+  clock: Clock;
+  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  intervalMs?: number;
+  batchSize?: number;
+}) {
+  const { db, clock, log } = deps;
+  const batchSize = deps.batchSize ?? 1000;
+
+  async function inBatches(purge: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await purge(batchSize);
+      total += deleted;
+      if (deleted < batchSize) return total;
+      await nextTurn();
+    }
+  }
+
+  async function sweep() {
+    const before = clock() - LAPSED_ACCESS_GRACE_MS;
+    const deleted = {
+      visits: await inBatches((limit) => deleteLapsedVisits(db, before, limit)),
+      otpCodes: await inBatches((limit) => deleteExpiredOtpCodes(db, before, limit)),
+      portalSessions: await inBatches((limit) => deleteExpiredPortalSessions(db, before, limit)),
+    };
+    if (deleted.visits + deleted.otpCodes + deleted.portalSessions > 0) log.info(deleted, 'deleted lapsed visitor access');
+    return deleted;
+  }
+
+  return {
+    sweep,
+    ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'lapsed-access sweep failed')),
+  };
+}
