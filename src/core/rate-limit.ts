@@ -62,9 +62,9 @@ export function redisWindowCounter(redis: Redis, prefix: string, now: () => numb
  * onRequest hook for routes open to anyone (no API key to count against): a fixed window per
  * client IP, so unknown tokens or sessions cannot be tried, or looked up at Stripe, in bulk.
  */
-export function limitByClientIp(counter: WindowCounter, scope: string, perMinute: number): onRequestAsyncHookHandler {
+export function limitByClientIp(counter: WindowCounter, scope: string, perMinute: number, message: string): onRequestAsyncHookHandler {
   return async (request) => {
     const { count, resetAt } = await counter.hit(`${scope}:${request.ip}`, 60_000);
-    if (count > perMinute) throw tooManyRequests((resetAt - Date.now()) / 1000, 'Too many download attempts; try again in a minute');
+    if (count > perMinute) throw tooManyRequests((resetAt - Date.now()) / 1000, message);
   };
 }

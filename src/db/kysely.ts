@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect, type SqliteDatabase } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
@@ -32,29 +32,32 @@ function openSqlite(file: string): SQLite.Database {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  cachePreparedStatements(database);
   return database;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
- * Kysely's SQLite driver prepares every query afresh, which costs more than running it;
- * reuse statements by SQL text instead (queries are parameterised, so the set is small).
- * A cached statement is safe to share because better-sqlite3 runs each call to completion.
+ * The connection as Kysely sees it. Kysely's SQLite driver prepares every query afresh,
+ * which costs more than running it; reuse statements by SQL text instead (queries are
+ * parameterised, so the set is small). A cached statement is safe to share because
+ * better-sqlite3 runs each call to completion. The connection itself is left as it is, so
+ * statements prepared elsewhere (precompiled.ts) are their own.
  */
-function cachePreparedStatements(database: SQLite.Database): void {
-  const prepare = database.prepare.bind(database);
+function withStatementCache(database: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
-  database.prepare = ((sqlText: string) => {
-    let statement = statements.get(sqlText);
-    if (!statement) {
-      statement = prepare(sqlText);
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      statements.set(sqlText, statement);
-    }
-    return statement;
-  }) as typeof database.prepare;
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        statement = database.prepare(sqlText);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function postgresDialect(url: string): PostgresDialect {
@@ -75,7 +78,7 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
   let dialect: Dialect;
   if (config.kind === 'sqlite') {
     sqlite = openSqlite(config.file);
-    dialect = new SqliteDialect({ database: sqlite });
+    dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
   } else {
     dialect = postgresDialect(config.url);
   }

@@ -1,4 +1,4 @@
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 
 /**
@@ -28,9 +28,8 @@ export function createPrecompile(db: Kysely<any>, sqlite?: SQLite.Database): Pre
     }
     const viaKysely = async (args: Args) => (await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, [...args]))).rows;
     if (!sqlite) return (...args: Args) => viaKysely(args);
-    // A statement of its own, not one from the connection's shared cache (kysely.ts): raw
-    // mode must not reach Kysely's queries with the same SQL.
-    const statement = SQLite.prototype.prepare.call(sqlite, compiled.sql) as SQLite.Statement<unknown[], unknown[]>;
+    // A statement of its own (Kysely's are cached apart, in kysely.ts): raw mode stays here.
+    const statement = sqlite.prepare<unknown[], unknown[]>(compiled.sql);
     if (!statement.reader) throw new Error(`precompiled queries are reads: ${compiled.sql}`);
     statement.raw(true);
     const toRow = rowBuilder<Row>(statement.columns().map((column) => column.name));

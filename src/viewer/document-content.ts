@@ -26,13 +26,13 @@ export function stampFor(visit: VisitRow, now: number): WatermarkStamp {
   return { identity: visit.email ?? visit.ip, at: new Date(now), viewId: visit.view_id ?? '' };
 }
 
+// A stamped copy holds the whole document (up to 100 MB) and pdf-lib's objects in memory.
+const CONCURRENT_PREPARATIONS = 2;
+
 /**
  * The bytes a visitor with a session receives. Watermarked and preview copies are made
  * on the server for this visit; the stored original is streamed only when neither applies.
  */
-// A stamped copy holds the whole document (up to 100 MB) and pdf-lib's objects in memory.
-const CONCURRENT_PREPARATIONS = 2;
-
 export function createDocumentContent(deps: { reader: FileReader; clock: () => number }) {
   const { reader, clock } = deps;
   const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);

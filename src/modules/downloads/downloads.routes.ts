@@ -45,7 +45,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
 
   app.get('/:id/download-original', {
     config: { public: true },
-    onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP),
+    onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP, 'Too many download attempts; try again in a minute'),
     schema: {
       tags,
       summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
