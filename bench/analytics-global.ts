@@ -55,8 +55,22 @@ async function seedAccount(db: Db, accountId: number, shape: SeedShape, now: num
     const ipNumber = Math.floor(Math.random() * shape.ips);
     const ip = `10.${accountId % 256}.${ipNumber >> 8}.${ipNumber & 255}`;
     const at = now - Math.floor(Math.random() * 60 * DAY);
-    visits.push({ token_hash: `bench-${accountId}-${view}`, link_id: link.id, email, ip, created_at: at, expires_at: at + 3_600_000, session_started_at: at });
-    events.push({ account_id: accountId, type: 'link.viewed', link_id: link.id, payload: JSON.stringify({ linkName: link.name, email, ip }), created_at: at });
+    visits.push({
+      token_hash: `bench-${accountId}-${view}`,
+      link_id: link.id,
+      email,
+      ip,
+      created_at: at,
+      expires_at: at + 3_600_000,
+      session_started_at: at,
+    });
+    events.push({
+      account_id: accountId,
+      type: 'link.viewed',
+      link_id: link.id,
+      payload: JSON.stringify({ linkName: link.name, email, ip }),
+      created_at: at,
+    });
     const key = email ?? ip;
     firstSeen.set(key, Math.min(firstSeen.get(key) ?? at, at));
     const day = Math.floor(at / DAY);
@@ -64,29 +78,43 @@ async function seedAccount(db: Db, accountId: number, shape: SeedShape, now: num
   }
   for (let download = 0; download < shape.views / 50; download++) {
     const link = links[download % links.length]!;
-    events.push({ account_id: accountId, type: 'link.downloaded', link_id: link.id, payload: JSON.stringify({ linkName: link.name }), created_at: now - download * 1000 });
+    events.push({
+      account_id: accountId,
+      type: 'link.downloaded',
+      link_id: link.id,
+      payload: JSON.stringify({ linkName: link.name }),
+      created_at: now - download * 1000,
+    });
   }
-  const batches = <T>(rows: T[], size: number) => Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
+  const batches = <T>(rows: T[], size: number) =>
+    Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
   await db.transaction().execute(async (trx) => {
     for (const batch of batches(links, 200)) {
       await trx
         .insertInto('links')
-        .values(batch.map((link, index) => ({
-          ...link,
-          account_id: accountId,
-          kind: 'file' as const,
-          mime: 'application/pdf',
-          is_active: index % 10 === 0 ? 0 : 1,
-          expires_at: now + (link.views % 3 === 0 ? -DAY : 7 * DAY),
-        })))
+        .values(
+          batch.map((link, index) => ({
+            ...link,
+            account_id: accountId,
+            kind: 'file' as const,
+            mime: 'application/pdf',
+            is_active: index % 10 === 0 ? 0 : 1,
+            expires_at: now + (link.views % 3 === 0 ? -DAY : 7 * DAY),
+          })),
+        )
         .execute();
     }
     for (const batch of batches(visits, 500)) await trx.insertInto('visits').values(batch).execute();
     for (const batch of batches(events, 500)) await trx.insertInto('events').values(batch).execute();
     const visitors = [...firstSeen].map(([visitor_key, first_seen_at]) => ({ account_id: accountId, visitor_key, first_seen_at }));
     for (const batch of batches(visitors, 1000)) await trx.insertInto('account_visitors').values(batch).execute();
-    await trx.insertInto('account_daily_views').values([...viewsOnDay].map(([day, views]) => ({ account_id: accountId, day, views }))).execute();
-    const requests = links.slice(0, 50).map((link) => ({ link_id: link.id, email: 'asker@example.com', visitor_ip: '10.9.9.9', status: 'pending' as const, created_at: now }));
+    await trx
+      .insertInto('account_daily_views')
+      .values([...viewsOnDay].map(([day, views]) => ({ account_id: accountId, day, views })))
+      .execute();
+    const requests = links
+      .slice(0, 50)
+      .map((link) => ({ link_id: link.id, email: 'asker@example.com', visitor_ip: '10.9.9.9', status: 'pending' as const, created_at: now }));
     await trx.insertInto('access_requests').values(requests).execute();
   });
 }
@@ -119,7 +147,10 @@ function runClient(): void {
 }
 
 function startClient() {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--client'], { execArgv: TSX_EXEC_ARGV, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--client'], {
+    execArgv: TSX_EXEC_ARGV,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return {
     measure(url: string, headers: Record<string, string>, count: number): Promise<number[]> {
       return new Promise((resolve, reject) => {
@@ -141,7 +172,9 @@ const percentile = (samples: number[], p: number) => {
 async function main(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const linkvault = await startLinkvault({ RATE_LIMIT_PER_MINUTE: '1000000', DATABASE_URL: databaseUrl, REDIS_URL: process.env.BENCH_REDIS_URL });
-  const database: DatabaseConfig = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', file: path.join(linkvault.dataDir, 'linkvault.db') };
+  const database: DatabaseConfig = databaseUrl
+    ? { kind: 'postgres', url: databaseUrl }
+    : { kind: 'sqlite', file: path.join(linkvault.dataDir, 'linkvault.db') };
   const seeding = openDatabase(database);
   const client = startClient();
   let neighbour: number | undefined;
@@ -149,13 +182,23 @@ async function main(): Promise<void> {
     const now = Date.now();
     const seedStarted = Date.now();
     await seedAccount(seeding.db, linkvault.accountId, { links: 1000, views: 100_000, emails: 8000, ips: 12_000 }, now);
-    neighbour = (await seeding.db.insertInto('accounts').values({ email: `bench-neighbour-${now}@example.com`, name: null, plan: 'business', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    neighbour = (
+      await seeding.db
+        .insertInto('accounts')
+        .values({ email: `bench-neighbour-${now}@example.com`, name: null, plan: 'business', created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
     await seedAccount(seeding.db, neighbour, { links: 1000, views: 20_000, emails: 2000, ips: 3000 }, now);
     const seedSeconds = (Date.now() - seedStarted) / 1000;
 
     const url = `${linkvault.url}/api/analytics/global`;
     const headers = { authorization: `Bearer ${linkvault.apiKey}` };
-    const body = (await (await fetch(url, { headers })).json()) as { metrics: { totalViews: number }; topLinks: unknown[]; charts: { viewsByDay: unknown[] } };
+    const body = (await (await fetch(url, { headers })).json()) as {
+      metrics: { totalViews: number };
+      topLinks: unknown[];
+      charts: { viewsByDay: unknown[] };
+    };
     if (body.metrics.totalViews !== 100_000 || body.topLinks.length !== 10 || body.charts.viewsByDay.length !== 30) {
       throw new Error(`unexpected analytics: ${JSON.stringify(body.metrics)}`);
     }
@@ -189,7 +232,11 @@ async function main(): Promise<void> {
   } finally {
     client.close();
     // On a shared PostgreSQL, leave nothing behind (the SQLite file goes with its directory).
-    if (databaseUrl) await seeding.db.deleteFrom('accounts').where('id', 'in', [linkvault.accountId, ...(neighbour ? [neighbour] : [])]).execute();
+    if (databaseUrl)
+      await seeding.db
+        .deleteFrom('accounts')
+        .where('id', 'in', [linkvault.accountId, ...(neighbour ? [neighbour] : [])])
+        .execute();
     await seeding.close();
     await linkvault.close();
   }

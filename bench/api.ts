@@ -10,7 +10,16 @@
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench -- api      (quicker, noisier)
  *   BENCH_DATABASE_URL=postgres://… BENCH_REDIS_URL=redis://… npm run bench -- api
  */
-import { describeLatency, describeRounds, measurePaired, printBudget, printResult, runBench, startBareFastify, startLinkvault } from './lib/harness.js';
+import {
+  describeLatency,
+  describeRounds,
+  measurePaired,
+  printBudget,
+  printResult,
+  runBench,
+  startBareFastify,
+  startLinkvault,
+} from './lib/harness.js';
 
 const BUDGET = 0.5;
 const CONNECTIONS = 50;
@@ -53,7 +62,8 @@ runBench(async () => {
         `server CPU per request: linkvault ${measured.subjectCpuUsPerRequest.toFixed(1)} µs, bare fastify ${measured.floorCpuUsPerRequest.toFixed(1)} µs`,
         describeLatency('linkvault', measured.subjectResults),
         describeLatency('bare fastify', measured.floorResults),
-      ]) console.log(`  ${line}`);
+      ])
+        console.log(`  ${line}`);
     } finally {
       await floor.close();
     }

@@ -53,7 +53,17 @@ runBench(async () => {
   let defaultFloor: FloorProcess | undefined;
   try {
     const authorization = `Bearer ${linkvault.apiKey}`;
-    const uploaded = await runCurl(['-H', 'Expect:', '-H', `authorization: ${authorization}`, '-F', `file=@${source};filename=random.dat`, '--max-time', '120', `${linkvault.url}/api/upload`]);
+    const uploaded = await runCurl([
+      '-H',
+      'Expect:',
+      '-H',
+      `authorization: ${authorization}`,
+      '-F',
+      `file=@${source};filename=random.dat`,
+      '--max-time',
+      '120',
+      `${linkvault.url}/api/upload`,
+    ]);
     if (uploaded.status !== 200) throw new Error(`POST /api/upload answered ${uploaded.status}: ${uploaded.body}`);
     const { id } = JSON.parse(uploaded.body) as { id: string };
 
@@ -87,7 +97,7 @@ runBench(async () => {
       const cpuBefore = processCpuSeconds(pid);
       const sampler = sampleRss(pid, 20);
       let result: Awaited<ReturnType<typeof runCurl>>;
-      let peak = 0;
+      let peak: number;
       try {
         result = await runCurl(['-o', '/dev/null', '--max-time', '120', url]);
       } finally {
@@ -96,7 +106,11 @@ runBench(async () => {
       if (result.status !== 200 || result.downloaded !== FILE_BYTES) {
         throw new Error(`GET ${url.replace(/token=.*/, 'token=…')} answered ${result.status} with ${result.downloaded} bytes`);
       }
-      return { mbPerSecond: FILE_BYTES / MB / result.seconds, cpuSeconds: processCpuSeconds(pid) - cpuBefore, rssGrowthKiB: Math.max(0, peak - rssBefore) };
+      return {
+        mbPerSecond: FILE_BYTES / MB / result.seconds,
+        cpuSeconds: processCpuSeconds(pid) - cpuBefore,
+        rssGrowthKiB: Math.max(0, peak - rssBefore),
+      };
     }
     const fromApp = () => download(appUrl, linkvault.pid);
     const fromFloor = () => download(floorUrl, floor!.pid);
@@ -132,7 +146,9 @@ runBench(async () => {
       `floor: bare node:http in a child process streaming the same plaintext from disk in 256 KiB reads (as the app's blob store reads); ` +
         `median ${formatValue(median(floorRuns.map((run) => run.mbPerSecond)))} MB/s`,
       `for reference, the same bare server with Node's default 64 KiB reads: median ${formatValue(median(defaultFloorRuns.map((run) => run.mbPerSecond)))} MB/s`,
-      ...ratios.map((r, i) => `round ${i + 1}: ${formatValue(appRuns[i]!.mbPerSecond)} vs ${formatValue(floorRuns[i]!.mbPerSecond)} MB/s = ${r.toFixed(2)}x`),
+      ...ratios.map(
+        (r, i) => `round ${i + 1}: ${formatValue(appRuns[i]!.mbPerSecond)} vs ${formatValue(floorRuns[i]!.mbPerSecond)} MB/s = ${r.toFixed(2)}x`,
+      ),
       `server CPU per download (median): linkvault ${median(appRuns.map((run) => run.cpuSeconds)).toFixed(2)} s, floor ${median(floorRuns.map((run) => run.cpuSeconds)).toFixed(2)} s`,
       `server RSS growth during a download (max): linkvault ${formatValue(Math.max(...appRuns.map((run) => run.rssGrowthKiB)) / 1024)} MiB, ` +
         `floor ${formatValue(Math.max(...floorRuns.map((run) => run.rssGrowthKiB)) / 1024)} MiB`,

@@ -17,7 +17,16 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { formatValue, runBench } from './lib/harness.js';
-import { makeTempDir, median, percentile, removeTempDir, startFloorProcess, startLinkvaultProcess, type FloorProcess, type LogLine } from './lib/files.js';
+import {
+  makeTempDir,
+  median,
+  percentile,
+  removeTempDir,
+  startFloorProcess,
+  startLinkvaultProcess,
+  type FloorProcess,
+  type LogLine,
+} from './lib/files.js';
 
 const LINKS = 100_000;
 const LIMIT = 100;
@@ -58,8 +67,15 @@ function seedLinks(file: string, accountId: number): number {
       for (let n = from; n < to; n++) {
         const id = linkId();
         insert.run(
-          id, accountId, `Quarterly report ${n + 1}.pdf`, `links/${id}/v1-${linkId().slice(0, 8)}`,
-          randomBytes(60).toString('base64'), 100_000 + n, randomBytes(32).toString('hex'), firstCreatedAt + n * 1000, expiresAt,
+          id,
+          accountId,
+          `Quarterly report ${n + 1}.pdf`,
+          `links/${id}/v1-${linkId().slice(0, 8)}`,
+          randomBytes(60).toString('base64'),
+          100_000 + n,
+          randomBytes(32).toString('hex'),
+          firstCreatedAt + n * 1000,
+          expiresAt,
         );
       }
     });
@@ -84,7 +100,11 @@ function get(target: Target, headers: Record<string, string>): Promise<{ ms: num
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
       response.on('error', reject);
     });
@@ -120,7 +140,10 @@ runBench(async () => {
 
     const firstBody = await get(first, headers);
     const lastBody = await get(last, headers);
-    for (const [response, page] of [[firstBody, 1], [lastBody, LAST_PAGE]] as const) {
+    for (const [response, page] of [
+      [firstBody, 1],
+      [lastBody, LAST_PAGE],
+    ] as const) {
       if (response.status !== 200) throw new Error(`page ${page} answered ${response.status}: ${response.body.slice(0, 300)}`);
       const body = JSON.parse(response.body) as ListBody;
       if (body.links.length !== LIMIT || body.pagination.total !== LINKS || body.pagination.totalPages !== LAST_PAGE) {
@@ -188,10 +211,13 @@ runBench(async () => {
       describe(last),
       describe(bare),
       `server-side responseTime p50 (its request log): first ${formatValue(serverP50(first))} ms, last ${formatValue(serverP50(last))} ms`,
-    ]) console.log(`  ${line}`);
+    ])
+      console.log(`  ${line}`);
 
     const ok = firstMs < BUDGET_MS && lastMs < BUDGET_MS;
-    console.log(`budget: < ${BUDGET_MS} ms p50 for each page on sqlite (measured first ${formatValue(firstMs)}, last ${formatValue(lastMs)}) ${ok ? 'ok' : 'MISSED'}`);
+    console.log(
+      `budget: < ${BUDGET_MS} ms p50 for each page on sqlite (measured first ${formatValue(firstMs)}, last ${formatValue(lastMs)}) ${ok ? 'ok' : 'MISSED'}`,
+    );
     if (!ok && process.env.BENCH_STRICT === '1') process.exitCode = 1;
   } finally {
     for (const agent of agents) agent.destroy();

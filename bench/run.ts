@@ -43,7 +43,7 @@ function runOne(name: string): Promise<number> {
       console.error(`bench ${name}: ${error.message}`);
       resolve(1);
     });
-    child.once('exit', (code, signal) => resolve(signal ? 1 : code ?? 1));
+    child.once('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1)));
   });
 }
 

@@ -63,7 +63,7 @@ runBench(async () => {
       const cpuBefore = processCpuSeconds(pid);
       const sampler = sampleRss(pid, RSS_SAMPLE_MS);
       let result: Awaited<ReturnType<typeof runCurl>>;
-      let peakKiB = 0;
+      let peakKiB: number;
       try {
         result = await send();
       } finally {
@@ -81,7 +81,8 @@ runBench(async () => {
 
     async function uploadToApp(): Promise<Upload> {
       const { result, upload } = await measured(linkvault.pid, () => curlUpload(`${linkvault.url}/api/upload`));
-      if (result.status !== 200) throw new Error(`POST /api/upload answered ${result.status}: ${result.body.slice(0, 300)}\n${linkvault.recentOutput()}`);
+      if (result.status !== 200)
+        throw new Error(`POST /api/upload answered ${result.status}: ${result.body.slice(0, 300)}\n${linkvault.recentOutput()}`);
       const { id } = JSON.parse(result.body) as { id: string };
       if (result.uploaded < FILE_BYTES) throw new Error(`curl sent ${result.uploaded} bytes, fewer than the file`);
       // Untimed: the link and its blob go, so rounds do not fill the disk.
@@ -134,9 +135,11 @@ runBench(async () => {
     printResult('upload-100mb', appMBps, 'MB/s', ratio, 'bare req.pipe(fs)', [
       `100 MiB random file, curl -F (multipart) from its own process to 127.0.0.1; MB = 10^6 bytes; values are medians of ${ROUNDS} rounds`,
       `floor: bare node:http in a child process, the same curl multipart body piped raw (unparsed) to a file, no fsync; median ${formatValue(floorMBps)} MB/s`,
-      ...ratios.map((r, i) =>
-        `round ${i + 1}: ${formatValue(appRuns[i]!.mbPerSecond)} vs ${formatValue(floorRuns[i]!.mbPerSecond)} MB/s = ${r.toFixed(2)}x ` +
-        `(server CPU ${appRuns[i]!.cpuSeconds.toFixed(2)} vs ${floorRuns[i]!.cpuSeconds.toFixed(2)} s)`),
+      ...ratios.map(
+        (r, i) =>
+          `round ${i + 1}: ${formatValue(appRuns[i]!.mbPerSecond)} vs ${formatValue(floorRuns[i]!.mbPerSecond)} MB/s = ${r.toFixed(2)}x ` +
+          `(server CPU ${appRuns[i]!.cpuSeconds.toFixed(2)} vs ${floorRuns[i]!.cpuSeconds.toFixed(2)} s)`,
+      ),
       `cold first upload: linkvault ${formatValue(coldApp.mbPerSecond)} MB/s, floor ${formatValue(coldFloor.mbPerSecond)} MB/s`,
       `server CPU per upload (all threads, median): linkvault ${median(appRuns.map((run) => run.cpuSeconds)).toFixed(2)} s, ` +
         `floor ${median(floorRuns.map((run) => run.cpuSeconds)).toFixed(2)} s`,

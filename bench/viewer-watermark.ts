@@ -10,7 +10,7 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { formatValue, printResult, runBench } from './lib/harness.js';
-import { preparePdf, type WatermarkStamp } from '../src/viewer/watermark/index.js';
+import { preparePdf, type WatermarkStamp } from '../src/modules/documents/watermark/index.js';
 
 const BUDGET_MS = 300;
 const PAGES = 50;

@@ -1,6 +1,16 @@
 #!/usr/bin/env node
-// The CLI runs the TypeScript sources through tsx: no build step between a checkout and a run.
-import { register } from 'tsx/esm/api';
+// Runs the build (dist/, `npm run build`) when there is one, else src/ through tsx, so a checkout works without a build; LINKVAULT_FROM_SOURCE=1 always runs src/ (the tests set it).
+import { existsSync } from 'node:fs';
+import process from 'node:process';
+import { URL } from 'node:url';
 
-register();
-await import('../src/main.ts');
+const compiled = new URL('../dist/main.js', import.meta.url);
+
+if (process.env.LINKVAULT_FROM_SOURCE !== '1' && existsSync(compiled)) {
+  process.setSourceMapsEnabled(true);
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/main.ts');
+}

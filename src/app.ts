@@ -6,10 +6,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { guardApi } from './core/auth.js';
-import { registerErrorHandling, routeNotFound } from './core/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
+import { withUniqueOperationIds } from './core/openapi.js';
 import { registerValidation } from './core/validation.js';
-import { ErrorBody } from './core/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
@@ -20,11 +20,10 @@ import { sharingRoutes } from './modules/sharing/sharing.routes.js';
 import { portalsRoutes } from './modules/portals/portals.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { paymentsRoutes } from './modules/payments/payments.routes.js';
-import { stripePagesRoutes } from './modules/payments/stripe-pages.routes.js';
+import { stripePagesRoutes } from './viewer/stripe-pages.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { registerViewerAssets } from './viewer/assets.js';
-import { createDocumentContent } from './viewer/document-content.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
 import { portalRoutes } from './viewer/portal.routes.js';
 import type { Runtime } from './runtime.js';
@@ -36,13 +35,14 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     loggerInstance: runtime.log,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  app.addSchema(ErrorBody);
   registerValidation(app);
   registerErrorHandling(app);
-  registerMetrics(app);
+  registerMetrics(app, config.metricsToken, runtime.metrics);
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -56,17 +56,25 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'linkvault API', version: '1.0.0', description: 'Share files through viewer links.' },
+      info: {
+        title: 'linkvault API',
+        version: '1.0.0',
+        description: 'Share files through viewer links.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
       servers: [{ url: config.publicUrl }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'lvk_… API key' } } },
       security: [{ apiKey: [] }],
     },
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? withUniqueOperationIds(documentObject.openapiObject) : documentObject.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/api/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (runtime.readiness.draining) return reply.code(503).send({ error: 'shutting down' });
     try {
       await runtime.database.ping();
       return { ok: true };
@@ -75,45 +83,69 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     }
   });
 
-  await app.register(async (api) => {
-    api.addHook('onRequest', guardApi({ keys: services.apiKeys, counter: runtime.counter, perMinute: config.rateLimitPerMinute }));
-    await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
-    // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.
-    await api.register(async (fileRoutes) => {
-      await fileRoutes.register(multipart, {
-        // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
-        limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', guardApi({ keys: services.apiKeys, counter: runtime.counter, perMinute: config.rateLimitPerMinute }));
+      await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
+      // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.
+      await api.register(async (fileRoutes) => {
+        await fileRoutes.register(multipart, {
+          // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
+          limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+        });
+        await fileRoutes.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
+        await fileRoutes.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
+        await fileRoutes.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
       });
-      await fileRoutes.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
-      await fileRoutes.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });
-      await fileRoutes.register(brandingRoutes, { prefix: '/branding', branding: services.branding });
-    });
-    await api.register(downloadsRoutes, { prefix: '/links', downloads: services.downloads, purchases: services.checkout, counter: runtime.counter });
-    await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
-    await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
-    await api.register(portalsRoutes, { prefix: '/client-portals', portals: services.portals });
-    await api.register(templatesRoutes, { prefix: '/templates', templates: services.templates });
-    await api.register(async (payments) => {
-      await payments.register(cookie, visitCookies); // checkout-download reads the visit cookie
-      await payments.register(paymentsRoutes, { prefix: '/stripe', connect: services.stripeConnect, checkout: services.checkout, webhook: services.stripeWebhook });
-    });
-    await api.register(integrationsRoutes, { prefix: '/integrations', integrations: services.integrations });
-    await api.register(analyticsRoutes, { analytics: services.analytics });
-    // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
-    api.setNotFoundHandler(routeNotFound);
-  }, { prefix: '/api' });
+      await api.register(downloadsRoutes, {
+        prefix: '/links',
+        downloads: services.downloads,
+        purchases: services.checkout,
+        counter: runtime.counter,
+      });
+      await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
+      await api.register(sharingRoutes, { prefix: '/links', sharing: services.sharing });
+      await api.register(portalsRoutes, { prefix: '/client-portals', portals: services.portals });
+      await api.register(templatesRoutes, { prefix: '/templates', templates: services.templates });
+      await api.register(async (payments) => {
+        await payments.register(cookie, visitCookies); // checkout-download reads the visit cookie
+        await payments.register(paymentsRoutes, {
+          prefix: '/stripe',
+          connect: services.stripeConnect,
+          checkout: services.checkout,
+          webhook: services.stripeWebhook,
+        });
+      });
+      await api.register(integrationsRoutes, { prefix: '/integrations', integrations: services.integrations });
+      await api.register(analyticsRoutes, { analytics: services.analytics });
+      // Unknown /api paths still pass the key and plan hooks: no route is revealed to a stranger.
+      api.setNotFoundHandler(routeNotFound);
+    },
+    { prefix: '/api' },
+  );
 
   await app.register(brandingAssetRoutes, { branding: services.branding });
-  await app.register(stripePagesRoutes, { prefix: '/stripe', connect: services.stripeConnect, brandFor: services.branding.brandFor, paymentsConfigured: config.stripeSecretKey !== undefined });
+  await app.register(stripePagesRoutes, {
+    prefix: '/stripe',
+    connect: services.stripeConnect,
+    brandFor: services.branding.brandFor,
+    paymentsConfigured: config.stripeSecretKey !== undefined,
+  });
   await registerViewerAssets(app);
   await app.register(async (visitorPages) => {
     await visitorPages.register(cookie, visitCookies);
-    await visitorPages.register(portalRoutes, { prefix: '/p', portals: services.portalAccess, brandFor: services.branding.brandFor, accountForHost: services.branding.accountForDomain, publicUrl: config.publicUrl, clock: runtime.clock });
+    await visitorPages.register(portalRoutes, {
+      prefix: '/p',
+      portals: services.portalAccess,
+      brandFor: services.branding.brandFor,
+      accountForHost: services.branding.accountForDomain,
+      publicUrl: config.publicUrl,
+      clock: runtime.clock,
+    });
     await visitorPages.register(viewerRoutes, {
       prefix: '/v',
       visits: services.visits,
-      links: services.links,
-      content: createDocumentContent({ reader: runtime.reader, clock: runtime.clock }),
+      documents: services.documents,
       brandFor: services.branding.brandFor,
       accountForHost: services.branding.accountForDomain,
       purchases: services.checkout,

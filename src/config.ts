@@ -5,13 +5,10 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 export type StorageConfig =
-  | { kind: 'local'; dir: string }
-  | { kind: 's3'; bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
+  { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -37,12 +34,24 @@ export interface Config {
   rateLimitPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
+  /** Lets an account's SMTP host be a private or loopback address (a single-company install, tests). */
+  allowPrivateSmtp: boolean;
+  /** Resolvers for custom-domain verification, as host:port; empty means the system's. */
+  dnsServers: string[];
+  /** Bearer token that /metrics requires; unset, /metrics does not exist. */
+  metricsToken: string | undefined;
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer can notice. */
+  shutdownDrainSeconds: number;
+  /** Then: how long requests in flight may take to finish before they are cut. */
+  shutdownGraceSeconds: number;
   /** How often the event dispatcher looks for due deliveries. */
   eventPollMs: number;
   /** Delay before the first retry of a failed delivery; doubled after each further failure. */
   eventRetryBaseMs: number;
   /** Tries before a delivery is given up and kept as failed. */
   eventMaxAttempts: number;
+  /** Deliveries one process sends at once; 1 keeps each channel's messages in the order of their events. */
+  eventConcurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -127,6 +136,25 @@ function trustProxy(env: Env): Config['trustProxy'] {
   throw new ConfigError('TRUST_PROXY must be 0, 1, or a comma-separated list of proxy addresses (CIDR allowed)');
 }
 
+function dnsServers(env: Env): string[] {
+  const raw = env.DNS_SERVERS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const servers = raw.split(',').map((part) => part.trim());
+  // An IPv4 address or a bracketed IPv6 one, each with an optional port: what dns.Resolver#setServers takes.
+  const valid = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\])(:\d{1,5})?$/;
+  if (!servers.every((server) => valid.test(server))) {
+    throw new ConfigError('DNS_SERVERS must be a comma-separated list of IP addresses with optional ports (1.1.1.1:53, [::1]:5353)');
+  }
+  return servers;
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16 || /\s/.test(raw)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces');
+  return raw;
+}
+
 /** Reads the whole configuration at once; the first bad value throws a ConfigError naming it. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -162,8 +190,14 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
+    allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
+    dnsServers: dnsServers(env),
+    metricsToken: metricsToken(env),
+    shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 600),
+    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 1, 3600),
     eventPollMs: integer(env, 'EVENT_POLL_MS', 1_000, 10, 600_000),
     eventRetryBaseMs: integer(env, 'EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     eventMaxAttempts: integer(env, 'EVENT_MAX_ATTEMPTS', 8, 1, 50),
+    eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
   };
 }

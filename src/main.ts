@@ -1,6 +1,4 @@
 import { parseArgs } from 'node:util';
-import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './core/errors.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
@@ -28,14 +26,12 @@ function planOption(values: Record<string, string | boolean | undefined>): Plan 
 }
 
 async function serve(runtime: Runtime): Promise<void> {
+  // The HTTP layer (Fastify plugins, routes, OpenAPI) loads for `serve` only: one-shot commands skip it.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(runtime);
   runtime.startBackgroundWork();
-  // On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database.
-  closeWithGrace({ delay: 25_000, logger: app.log }, async ({ err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    await app.close();
-    await runtime.close();
-  });
+  const { stopGracefully } = await import('./shutdown.js');
+  stopGracefully(app, runtime);
   await app.listen({ port: runtime.config.port, host: runtime.config.host });
 }
 

@@ -1,22 +1,26 @@
-import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
+import { requestLogView } from './core/request-log.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import type { Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
-import { createMailer, transportSettingsFromUrl } from './infra/mail/index.js';
+import { createTxtLookup } from './infra/dns/txt-lookup.js';
+import { createJobRunner } from './infra/jobs/index.js';
+import { createMailer, MAIL_JOB, transportSettingsFromUrl } from './infra/mail/index.js';
 import { createSafeHttpClient } from './infra/http/safe-fetch.js';
 import { createBlobStore } from './infra/storage/index.js';
-import { createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
-import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
+import { createAccountRecords, createAccountsService } from './modules/accounts/accounts.service.js';
 import { countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createKeyUsage } from './modules/api-keys/key-usage.js';
+import { createDocumentsService } from './modules/documents/documents.service.js';
 import { createDownloadsService } from './modules/downloads/downloads.service.js';
-import { createEventDispatcher } from './modules/events/event-dispatcher.js';
+import { createEventDispatcher, EVENT_DELIVERY_JOB } from './modules/events/event-dispatcher.js';
 import { createEventsService } from './modules/events/events.service.js';
 import { createFileIntake } from './modules/files/file-intake.js';
 import { createFileReader } from './modules/files/file-reader.js';
@@ -48,9 +52,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const log: FastifyBaseLogger = pino({
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    serializers: { req: requestLogView },
   });
   const database: DatabaseHandle = openDatabase(config.database);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null;
+  // Heavy clients load only when configured: ioredis here, the AWS SDK and Stripe below.
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null;
   try {
     await database.migrate();
     if (redis) await redis.connect();
@@ -62,90 +68,164 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const masterKey = loadMasterKey(config.masterKey, config.dataDir);
   const counter: WindowCounter = redis ? redisWindowCounter(redis, config.redisPrefix) : memoryWindowCounter(clock);
 
-  const blobs = createBlobStore(config.storage);
+  const blobs = await createBlobStore(config.storage);
 
   const db = database.db;
   const keyUsage = createKeyUsage({ db, onError: (err) => log.error({ err }, 'could not write API key usage') });
-  const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage });
+  const accountRecords = createAccountRecords({ db });
+  const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage, accounts: accountRecords });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
-  const branding = createBrandingService({ db, clock, blobs, masterKey, publicUrl: config.publicUrl, systemFrom: config.mailFrom });
+  const branding = createBrandingService({
+    db,
+    clock,
+    blobs,
+    masterKey,
+    publicUrl: config.publicUrl,
+    systemFrom: config.mailFrom,
+    allowPrivateSmtp: config.allowPrivateSmtp,
+    lookupTxt: createTxtLookup({ servers: config.dnsServers }),
+  });
   const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase });
-  const stripe = createStripeClient(config);
-  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl });
+  const stripe = await createStripeClient(config);
+  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect });
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect });
-  const events = createEventsService({ clock, projections: [countView] });
+  // What /metrics serves besides the HTTP series: the job runner's.
+  const metrics = new Registry();
+  // All background work that must not be lost (mail, event deliveries) runs as jobs; kinds are registered below.
+  const jobs = createJobRunner({ db, clock, log, registry: metrics });
+  const integrations = createIntegrationsService({
+    db,
+    clock,
+    masterKey,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    accounts: accountRecords,
+  });
+  const events = createEventsService({ clock, jobs, integrations, projections: [countView] });
   const downloads = createDownloadsService({ db, clock, reader, links, events });
   const mailer = createMailer({
     db,
     clock,
     log,
+    jobs,
     systemTransport: config.smtpUrl ? transportSettingsFromUrl(config.smtpUrl, config.mailFrom) : null,
     accountTransport: branding.smtpFor,
+    allowPrivateAccountSmtp: config.allowPrivateSmtp,
   });
-  const notifications = createNotifications({ db, mailer, viewerUrlFor: links.viewerUrlFor, mailBrandFor: branding.mailBrandFor });
+  jobs.register(MAIL_JOB, mailer.job);
+  const notifications = createNotifications({
+    db,
+    mailer,
+    viewerUrlFor: links.viewerUrlFor,
+    mailBrandFor: branding.mailBrandFor,
+    accounts: accountRecords,
+  });
   const otp = createOtpService({ db, clock, counter });
-  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications, events });
+  const accessRequestRecords = createAccessRequestRecords({ db });
+  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications, events, accessRequests: accessRequestRecords });
+  const documents = createDocumentsService({ reader, clock, visits });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events });
   const sharing = createSharingService({ links, notify: notifications });
-  const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase });
+  const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
   const portalAccess = createPortalAccessService({ db, clock, otp, visits, notify: notifications });
   const checkout = createCheckoutService({
-    db, clock, stripe, sellers: stripeConnect, visits, viewerBase: branding.viewerBase, platformFeePercent: config.platformFeePercent, events,
-  });
-  const stripeWebhook = createStripeWebhook({
-    db, clock, stripe, webhookSecret: config.stripeWebhookSecret, publicUrl: config.publicUrl,
-    links, downloads, sellers: stripeConnect, notify: notifications, events,
-  });
-  const integrations = createIntegrationsService({ db, clock, masterKey, allowPrivateWebhooks: config.allowPrivateWebhooks });
-  const analytics = createAnalyticsService({ db, clock, links });
-  const eventDispatcher = createEventDispatcher({
     db,
     clock,
-    log,
-    deliver: createChatDelivery({
-      masterKey,
-      http: createSafeHttpClient({ allowPrivateAddresses: config.allowPrivateWebhooks }),
-      viewerUrlFor: links.viewerUrlFor,
-    }),
-    pollMs: config.eventPollMs,
-    retryBaseMs: config.eventRetryBaseMs,
-    maxAttempts: config.eventMaxAttempts,
+    stripe,
+    sellers: stripeConnect,
+    visits,
+    viewerBase: branding.viewerBase,
+    platformFeePercent: config.platformFeePercent,
+    events,
   });
+  const stripeWebhook = createStripeWebhook({
+    db,
+    clock,
+    stripe,
+    webhookSecret: config.stripeWebhookSecret,
+    publicUrl: config.publicUrl,
+    links,
+    downloads,
+    sellers: stripeConnect,
+    notify: notifications,
+    events,
+  });
+  const analytics = createAnalyticsService({ db, clock, links, accessRequests: accessRequestRecords });
+  jobs.register(
+    EVENT_DELIVERY_JOB,
+    createEventDispatcher({
+      db,
+      clock,
+      log,
+      integrations,
+      deliver: createChatDelivery({
+        masterKey,
+        http: createSafeHttpClient({ allowPrivateAddresses: config.allowPrivateWebhooks }),
+        viewerUrlFor: links.viewerUrlFor,
+      }),
+      pollMs: config.eventPollMs,
+      retryBaseMs: config.eventRetryBaseMs,
+      maxAttempts: config.eventMaxAttempts,
+      concurrency: config.eventConcurrency,
+    }),
+  );
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
   const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
-  const accessSweeper = createLapsedAccessSweeper({ db, clock, log });
+  const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
 
   return {
     config,
     clock,
+    /** Set once shutdown begins: /readyz answers 503 so a balancer stops sending new work. */
+    readiness: { draining: false },
     database,
     masterKey,
     counter,
     log,
     intake,
     reader,
+    metrics,
+    jobs,
     mailer,
-    eventDispatcher,
     expiryNotices,
     accessSweeper,
-    services: { apiKeys, accounts, branding, links, sharing, uploads, downloads, otp, visits, accessRequests, templates, portals, portalAccess, stripeConnect, checkout, stripeWebhook, events, integrations, analytics },
+    services: {
+      apiKeys,
+      accounts,
+      branding,
+      links,
+      sharing,
+      uploads,
+      downloads,
+      otp,
+      visits,
+      documents,
+      accessRequests,
+      templates,
+      portals,
+      portalAccess,
+      stripeConnect,
+      checkout,
+      stripeWebhook,
+      events,
+      integrations,
+      analytics,
+    },
     /** Work that runs beside the requests (usage counts, mail, events, expiry); the CLI's one-shot commands skip it. */
     startBackgroundWork() {
       keyUsage.start();
-      mailer.start();
-      eventDispatcher.start();
+      jobs.start();
       expiryNotices.start();
       blobSweeper.start();
       accessSweeper.start();
     },
     async close() {
       await keyUsage.stop();
-      await mailer.stop();
       await expiryNotices.stop();
-      await eventDispatcher.stop();
+      await jobs.stop();
+      mailer.close();
       await blobSweeper.stop();
       await accessSweeper.stop();
       await blobs.close();

@@ -78,7 +78,7 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
 export function writeRandomFile(file: string, bytes: number): void {
   const fd = fs.openSync(file, 'w', 0o600);
   try {
-    for (let written = 0; written < bytes; ) {
+    for (let written = 0; written < bytes;) {
       const chunk = randomBytes(Math.min(1024 * 1024, bytes - written));
       if (written === 0) chunk[0] = 0;
       fs.writeSync(fd, chunk);
@@ -149,9 +149,11 @@ export function runCurl(args: readonly string[], timeoutMs = 120_000): Promise<C
     }
     curlChecked = true;
   }
-  const child = track(spawn('curl', ['-sS', '-w', `${CURL_MARK} %{http_code} %{time_total} %{size_upload} %{size_download}`, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  const child = track(
+    spawn('curl', ['-sS', '-w', `${CURL_MARK} %{http_code} %{time_total} %{size_upload} %{size_download}`, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -169,7 +171,11 @@ export function runCurl(args: readonly string[], timeoutMs = 120_000): Promise<C
         reject(new Error(`curl ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.trim() || stdout.slice(0, 500)}`));
         return;
       }
-      const [status, seconds, uploaded, downloaded] = stdout.slice(at + CURL_MARK.length).trim().split(/\s+/).map(Number);
+      const [status, seconds, uploaded, downloaded] = stdout
+        .slice(at + CURL_MARK.length)
+        .trim()
+        .split(/\s+/)
+        .map(Number);
       resolve({ status: status!, seconds: seconds!, uploaded: uploaded!, downloaded: downloaded!, body: stdout.slice(0, at) });
     });
   });
@@ -186,6 +192,8 @@ function linkvaultEnv(dataDir: string, extra: Record<string, string>): NodeJS.Pr
     PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // bin/linkvault.js would run a dist/ build when one exists, which may predate the sources.
+    LINKVAULT_FROM_SOURCE: '1',
     ...extra,
   };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
@@ -200,11 +208,13 @@ export async function createAccountWithCli(
   account: { email: string; plan: string },
   extraEnv: Record<string, string> = {},
 ): Promise<{ accountId: number; apiKey: string }> {
-  const child = track(spawn(process.execPath, [CLI, 'accounts', 'create', '--email', account.email, '--plan', account.plan], {
-    cwd: REPO_ROOT,
-    env: linkvaultEnv(dataDir, extraEnv),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  const child = track(
+    spawn(process.execPath, [CLI, 'accounts', 'create', '--email', account.email, '--plan', account.plan], {
+      cwd: REPO_ROOT,
+      env: linkvaultEnv(dataDir, extraEnv),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -245,25 +255,33 @@ export interface LinkvaultProcess {
  * seeding the database) while no server runs, then `node bin/linkvault.js serve` on
  * 127.0.0.1:0. The URL comes from the "Server listening at" log line.
  */
-export async function startLinkvaultProcess(options: {
-  env?: Record<string, string>;
-  account?: { email?: string; plan?: string };
-  prepare?: (context: { dataDir: string; accountId: number; apiKey: string }) => Promise<void> | void;
-} = {}): Promise<LinkvaultProcess> {
+export async function startLinkvaultProcess(
+  options: {
+    env?: Record<string, string>;
+    account?: { email?: string; plan?: string };
+    prepare?: (context: { dataDir: string; accountId: number; apiKey: string }) => Promise<void> | void;
+  } = {},
+): Promise<LinkvaultProcess> {
   const dataDir = makeTempDir('linkvault-bench-');
   const env = { RATE_LIMIT_PER_MINUTE: '1000000', ...options.env };
   try {
-    const account = await createAccountWithCli(dataDir, {
-      email: options.account?.email ?? `bench-${process.pid}@example.com`,
-      plan: options.account?.plan ?? 'business',
-    }, env);
+    const account = await createAccountWithCli(
+      dataDir,
+      {
+        email: options.account?.email ?? `bench-${process.pid}@example.com`,
+        plan: options.account?.plan ?? 'business',
+      },
+      env,
+    );
     await options.prepare?.({ dataDir, ...account });
 
-    const child = track(spawn(process.execPath, [CLI, 'serve'], {
-      cwd: REPO_ROOT,
-      env: linkvaultEnv(dataDir, env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }));
+    const child = track(
+      spawn(process.execPath, [CLI, 'serve'], {
+        cwd: REPO_ROOT,
+        env: linkvaultEnv(dataDir, env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     const listeners = new Set<(line: LogLine) => void>();
     const recent: string[] = [];
     const remember = (text: string) => {
@@ -345,11 +363,13 @@ export interface FloorProcess {
 
 /** Starts floor-server.ts in a child process on 127.0.0.1:0. */
 export async function startFloorProcess(floor: FloorMode): Promise<FloorProcess> {
-  const child = track(fork(fileURLToPath(new URL('./floor-server.ts', import.meta.url)), [JSON.stringify(floor)], {
-    cwd: REPO_ROOT,
-    execArgv: TSX_EXEC_ARGV,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  }));
+  const child = track(
+    fork(fileURLToPath(new URL('./floor-server.ts', import.meta.url)), [JSON.stringify(floor)], {
+      cwd: REPO_ROOT,
+      execArgv: TSX_EXEC_ARGV,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the floor server did not start within 60 s')), 60_000);

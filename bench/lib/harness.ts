@@ -122,7 +122,9 @@ export function autocannonRun(options: AutocannonOptions): Promise<AutocannonRes
 export function assertClean(name: string, result: AutocannonResult): void {
   const problems: string[] = [];
   if (result.non2xx > 0) {
-    const codes = Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => `${code}×${count}`).join(', ');
+    const codes = Object.entries(result.statusCodeStats ?? {})
+      .map(([code, { count }]) => `${code}×${count}`)
+      .join(', ');
     problems.push(`${result.non2xx} non-2xx responses (${codes})`);
   }
   if (result.errors > 0) problems.push(`${result.errors} errors`);
@@ -248,8 +250,7 @@ export async function measurePaired(
 /** One line per round: `round 1: 15234 vs 30120 req/s = 0.51x`. */
 export function describeRounds(measurement: PairedMeasurement, unit = 'req/s'): string[] {
   return measurement.rounds.map(
-    (round, index) =>
-      `round ${index + 1}: ${formatValue(round.subjectRps)} vs ${formatValue(round.floorRps)} ${unit} = ${round.ratio.toFixed(2)}x`,
+    (round, index) => `round ${index + 1}: ${formatValue(round.subjectRps)} vs ${formatValue(round.floorRps)} ${unit} = ${round.ratio.toFixed(2)}x`,
   );
 }
 
@@ -276,7 +277,7 @@ export function formatValue(value: number): string {
  */
 export function printResult(name: string, value: number, unit: string, ratio: number, floorName: string, extra?: string | string[]): void {
   console.log(`${name}: ${formatValue(value)} ${unit} (${ratio.toFixed(2)}x vs ${floorName})`);
-  for (const line of typeof extra === 'string' ? [extra] : extra ?? []) console.log(`  ${line}`);
+  for (const line of typeof extra === 'string' ? [extra] : (extra ?? [])) console.log(`  ${line}`);
 }
 
 /**
@@ -292,8 +293,10 @@ export function printBudget(ratio: number, min: number, what = 'ratio'): boolean
 
 /** A one-line summary of a run's latency, for printResult's extra lines. */
 export function describeRun(label: string, result: AutocannonResult): string {
-  return `${label}: ${Math.round(result.requests.average)} req/s avg (±${Math.round(result.requests.stddev)}), ` +
-    `latency avg ${result.latency.average.toFixed(2)} ms p99 ${result.latency.p99} ms, ${result.requests.total} requests`;
+  return (
+    `${label}: ${Math.round(result.requests.average)} req/s avg (±${Math.round(result.requests.stddev)}), ` +
+    `latency avg ${result.latency.average.toFixed(2)} ms p99 ${result.latency.p99} ms, ${result.requests.total} requests`
+  );
 }
 
 /** Resident set size of a process in KiB, now (VmRSS) and at its peak (VmHWM); Linux only. */
@@ -329,7 +332,7 @@ export function runBench(main: () => Promise<void>): void {
   main().then(
     () => process.exit(process.exitCode ?? 0),
     (error: unknown) => {
-      console.error(error instanceof Error ? error.stack ?? error.message : error);
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
       process.exit(1);
     },
   );

@@ -8,6 +8,7 @@ import autocannon, { type AutocannonOptions } from 'autocannon';
 process.once('message', (options: AutocannonOptions) => {
   autocannon(options).then(
     (result) => process.send!({ ok: true, result }, () => process.exit(0)),
-    (error: unknown) => process.send!({ ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) }, () => process.exit(1)),
+    (error: unknown) =>
+      process.send!({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1)),
   );
 });

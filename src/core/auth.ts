@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Called by visitors (no API key): download-original, checkout, the payment webhook. */
     public?: boolean;
+    /** The plan an API route needs; unset, the API's own minimum (professional). */
+    plan?: Plan;
   }
 }
 
@@ -43,18 +45,13 @@ function applyRateLimit({ count, resetAt }: WindowHit, reply: FastifyReply, perM
   }
 }
 
-const BUSINESS_PREFIXES = ['/api/integrations', '/api/branding'].map((prefix) => ({ exact: prefix, below: `${prefix}/` }));
-
-/** The plan policy: the API needs professional; integrations and branding, business. By path prefix, so unknown paths below them are gated too. */
-export function requiredPlanFor(url: string): Plan {
-  const queryAt = url.indexOf('?');
-  const path = queryAt === -1 ? url : url.slice(0, queryAt);
-  return BUSINESS_PREFIXES.some(({ exact, below }) => path === exact || path.startsWith(below)) ? 'business' : 'professional';
-}
+/** Every /api route needs at least this plan; a route may ask for more in its options. */
+export const API_MINIMUM_PLAN: Plan = 'professional';
 
 /**
  * The one onRequest hook of /api, before any body is read: key → rate limit → plan.
- * Routes marked `public` (called by visitors) skip it.
+ * The plan comes from the matched route's options, never from the URL, which the router
+ * matches only after decoding it. Routes marked `public` (called by visitors) skip it.
  */
 export function guardApi(options: { keys: KeyAuthenticator; counter: WindowCounter; perMinute: number }): onRequestAsyncHookHandler {
   const { keys, counter, perMinute } = options;
@@ -66,7 +63,7 @@ export function guardApi(options: { keys: KeyAuthenticator; counter: WindowCount
     if (!principal) throw unauthorized('The API key is invalid, inactive or revoked');
     request.principal = principal;
     applyRateLimit(await counter.hit(`key:${principal.apiKeyId}`, 60_000), reply, perMinute);
-    assertPlanAtLeast(principal.plan, requiredPlanFor(request.url));
+    assertPlanAtLeast(principal.plan, request.routeOptions.config.plan ?? API_MINIMUM_PLAN);
   };
 }
 

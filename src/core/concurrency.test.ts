@@ -20,5 +20,8 @@ test('runs at most N tasks at once, in order, and a failing task frees its place
   assert.equal(peak, 2);
   assert.deepEqual(started, [1, 2, 3, 4, 5]);
   assert.equal(results[0]!.status, 'rejected');
-  assert.deepEqual(results.slice(1).map((r) => (r as PromiseFulfilledResult<number>).value), [2, 3, 4, 5]);
+  assert.deepEqual(
+    results.slice(1).map((r) => (r as PromiseFulfilledResult<number>).value),
+    [2, 3, 4, 5],
+  );
 });

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 
@@ -47,14 +49,14 @@ function statusOfFastifyError(error: FastifyError): number {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      // A 503 we raise on purpose (a feature not configured, a dependency away) is a known state, not a fault of ours.
+      if (error.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
+      else if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(error.status).headers(error.headers).send({ error: error.message });
     }
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
-      return reply
-        .code(400)
-        .send({ error: describeValidation(fastifyError.validation as ValidationIssue[], fastifyError.validationContext) });
+      return reply.code(400).send({ error: describeValidation(fastifyError.validation as ValidationIssue[], fastifyError.validationContext) });
     }
     const status = statusOfFastifyError(fastifyError);
     if (status >= 400 && status < 500) {
@@ -67,6 +69,47 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(routeNotFound);
 }
 
+const MAX_ECHOED_PATH = 200;
+
 export function routeNotFound(request: FastifyRequest, reply: FastifyReply): void {
-  reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+  const path = request.url.split('?')[0]!;
+  const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
+  reply.code(404).send({ error: `Route ${request.method} ${shown} not found` });
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route runs, in the same
+ * `{error}` shape. The sentence never echoes the URL, which may carry a token.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      reply.code(400).send({ error: 'The URL is malformed: a percent-encoded character is not valid' });
+      return;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      reply.code(414).send({ error: 'A path parameter of the URL is too long' });
+      return;
+    default:
+      request.log.error({ err: error }, 'request failed before routing');
+      reply.code(500).send({ error: `Internal server error (request ${request.id})` });
+  }
+}
+
+/** Node's `clientError` (unparsable HTTP, headers too large, a request that never finishes arriving), as `{error}`. */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, sentence] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request line or headers are too large']
+        : [400, 'The request is not valid HTTP'];
+  const body = JSON.stringify({ error: sentence });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -17,8 +17,7 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string) => new AppError(400, message);
-export const unauthorized = (message = 'A valid API key is required: send "Authorization: Bearer <key>"') =>
-  new AppError(401, message);
+export const unauthorized = (message = 'A valid API key is required: send "Authorization: Bearer <key>"') => new AppError(401, message);
 export const forbidden = (message: string) => new AppError(403, message);
 /** Absent and "belongs to someone else" look the same on purpose. */
 export const notFound = (what: string) => new AppError(404, `${what} not found`);

@@ -39,7 +39,10 @@ export async function sendFile(
     .header('cache-control', 'private, no-store');
   if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
     const { start, end } = ranges[0]!;
-    reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`).header('content-length', end - start + 1);
+    reply
+      .code(206)
+      .header('content-range', `bytes ${start}-${end}/${file.size}`)
+      .header('content-length', end - start + 1);
     return reply.send(await file.open({ start, endInclusive: end }));
   }
   reply.header('content-length', file.size);

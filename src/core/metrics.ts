@@ -1,13 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { safeEqual } from '../infra/crypto/tokens.js';
+import { notFound } from './errors.js';
 
 /**
  * Prometheus text at /metrics: requests by route and status and their latency, in one
  * histogram (its `_count` series is the request counter; a second metric would double the
- * per-request cost for no new information).
+ * per-request cost for no new information), on `registry` beside what others put there (the
+ * job runner's series). Only a scraper holding `token` may read them; without a token the
+ * endpoint does not exist.
  */
-export function registerMetrics(app: FastifyInstance): void {
-  const registry = new Registry();
+export function registerMetrics(app: FastifyInstance, token: string | undefined, registry: Registry = new Registry()): void {
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
   const latency = new Histogram({
@@ -25,7 +28,11 @@ export function registerMetrics(app: FastifyInstance): void {
     done();
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  // Any refusal looks like an absent route: a stranger learns nothing about the scraper.
+  const isScraper = (request: FastifyRequest) => token !== undefined && safeEqual(request.headers.authorization ?? '', `Bearer ${token}`);
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (!isScraper(request)) throw notFound(`Route ${request.method} /metrics`);
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -15,6 +15,8 @@ export interface WindowHit {
  */
 export interface WindowCounter {
   hit(key: string, windowMs: number): Promise<WindowHit>;
+  /** Gives back one hit of the current window (a try that turned out not to count). */
+  release(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,10 @@ export function memoryWindowCounter(now: () => number = Date.now): WindowCounter
       window.count += 1;
       return { ...window };
     },
+    async release(key) {
+      const window = windows.get(key);
+      if (window && window.count > 0 && window.resetAt > now()) window.count -= 1;
+    },
     async close() {
       windows.clear();
     },
@@ -48,11 +54,20 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`;
 
+// DECR only a window that still exists and has hits: never resurrect an expired key.
+const RELEASE_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 export function redisWindowCounter(redis: Redis, prefix: string, now: () => number = Date.now): WindowCounter {
   return {
     async hit(key, windowMs) {
       const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${key}`, windowMs)) as [number, number];
       return { count, resetAt: now() + (ttl > 0 ? ttl : windowMs) };
+    },
+    async release(key) {
+      await redis.eval(RELEASE_SCRIPT, 1, `${prefix}rl:${key}`);
     },
     async close() {},
   };

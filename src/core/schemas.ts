@@ -1,6 +1,6 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 
-export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'ErrorBody', description: 'Every error response' });
+export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'Every error response' });
 export const OkBody = Type.Object({ ok: Type.Boolean() });
 
 /**

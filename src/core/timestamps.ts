@@ -10,7 +10,9 @@ export function isoTime(epochMs: number): string {
   const date = new Date(epochMs);
   const year = date.getUTCFullYear();
   if (!(year >= 1000 && year <= 9999)) return date.toISOString();
-  return `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}` +
+  return (
+    `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}` +
     `T${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}` +
-    `.${threeDigits(date.getUTCMilliseconds())}Z`;
+    `.${threeDigits(date.getUTCMilliseconds())}Z`
+  );
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect, type SqliteDatabase } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
@@ -61,15 +61,19 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
 }
 
 function postgresDialect(url: string): PostgresDialect {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
-    types: {
-      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-        oid === PG_INT8 || oid === PG_NUMERIC ? Number : pg.types.getTypeParser(oid, format),
-    },
-  });
+  // pg loads with the first connection, so an SQLite install never pays for it.
+  const pool = async (): Promise<pg.Pool> => {
+    const { default: pgClient } = await import('pg');
+    return new pgClient.Pool({
+      connectionString: url,
+      max: 10,
+      // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
+      types: {
+        getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+          oid === PG_INT8 || oid === PG_NUMERIC ? Number : pgClient.types.getTypeParser(oid, format),
+      },
+    });
+  };
   return new PostgresDialect({ pool });
 }
 
@@ -91,9 +95,7 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
       // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
       // deployments (or test runs) sharing a PostgreSQL database never see each other's.
       const migrationTableSchema =
-        config.kind === 'postgres'
-          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-          : undefined;
+        config.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
       const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');

@@ -5,7 +5,7 @@ import { loadConfig } from '../config.js';
 import { insertAccount } from '../modules/accounts/accounts.repo.js';
 import { openDatabase } from './kysely.js';
 
-test('a precompiled read never sees another request\'s uncommitted writes, and sees them once committed', async (t) => {
+test("a precompiled read never sees another request's uncommitted writes, and sees them once committed", async (t) => {
   const handle = openDatabase(loadConfig(await testEnv(t)).database);
   t.after(() => handle.close());
   await handle.migrate();
@@ -34,8 +34,14 @@ test('a precompiled read never sees another request\'s uncommitted writes, and s
   await transaction;
 
   const { rows, afterCommit } = await duringTransaction;
-  assert.deepEqual(rows.map((row) => row.email), afterCommit ? ['committed@example.com', 'pending@example.com'] : ['committed@example.com']);
-  assert.deepEqual((await emailsOf('business')).map((row) => row.email), ['committed@example.com', 'pending@example.com']);
+  assert.deepEqual(
+    rows.map((row) => row.email),
+    afterCommit ? ['committed@example.com', 'pending@example.com'] : ['committed@example.com'],
+  );
+  assert.deepEqual(
+    (await emailsOf('business')).map((row) => row.email),
+    ['committed@example.com', 'pending@example.com'],
+  );
   assert.deepEqual(await emailsOf('free'), []);
 });
 
@@ -44,7 +50,10 @@ test('a precompiled query must use each parameter once, in order', async (t) => 
   t.after(() => handle.close());
   const { db } = handle;
   assert.throws(
-    () => handle.precompile<{ email: string }, [a: string, b: string]>(2, (a, b) => db.selectFrom('accounts').select('email').where('plan', '=', b).where('email', '=', a)),
+    () =>
+      handle.precompile<{ email: string }, [a: string, b: string]>(2, (a, b) =>
+        db.selectFrom('accounts').select('email').where('plan', '=', b).where('email', '=', a),
+      ),
     /must use its 2 parameters once each, in order/,
   );
 });
@@ -56,10 +65,16 @@ test('a precompiled read answers plain rows keyed by column name, joins included
   const { db } = handle;
   const accountId = await insertAccount(db, { email: 'rows@example.com', name: 'Rows "quoted"', plan: 'professional', createdAt: 1234 });
   const accountsOf = handle.precompile<{ id: number; email: string; name: string | null; plan: string; created_at: number }, [id: number]>(1, (id) =>
-    db.selectFrom('accounts').select(['id', 'email', 'name', 'plan', 'created_at']).where('id', '=', id as unknown as number),
+    db
+      .selectFrom('accounts')
+      .select(['id', 'email', 'name', 'plan', 'created_at'])
+      .where('id', '=', id as unknown as number),
   );
   const [row] = await accountsOf(accountId);
-  assert.deepEqual({ ...row, created_at: Number(row!.created_at) }, { id: accountId, email: 'rows@example.com', name: 'Rows "quoted"', plan: 'professional', created_at: 1234 });
+  assert.deepEqual(
+    { ...row, created_at: Number(row!.created_at) },
+    { id: accountId, email: 'rows@example.com', name: 'Rows "quoted"', plan: 'professional', created_at: 1234 },
+  );
   assert.deepEqual(Object.keys(row!), ['id', 'email', 'name', 'plan', 'created_at']);
   assert.deepEqual(await accountsOf(accountId + 1), []);
 });

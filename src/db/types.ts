@@ -73,6 +73,8 @@ export interface DownloadTokensTable {
   uses_left: number;
   expires_at: number;
   created_at: number;
+  /** 1 when a buyer paid for it: it keeps working while the file exists */
+  purchased: Generated<number>;
 }
 
 export interface VisitsTable {
@@ -134,8 +136,8 @@ export interface MailOutboxTable {
   html_body: string | null;
   status: MailStatus;
   attempts: Generated<number>;
+  /** when the job runner will try again (0012: the runner holds the lease and the backoff) */
   next_attempt_at: number;
-  locked_until: number | null;
   last_error: string | null;
   created_at: number;
   sent_at: number | null;
@@ -153,7 +155,12 @@ export interface BrandingTable {
   card_border_color: string | null;
   text_color: string | null;
   logo_size: number | null;
+  /** The verified custom domain: the only one that routes visitors and dresses links (unique). */
   custom_domain: string | null;
+  /** A claimed domain waiting for its DNS TXT record; several accounts may claim one name. */
+  custom_domain_pending: string | null;
+  /** The value the TXT record `_linkvault.<custom_domain_pending>` must hold. */
+  custom_domain_token: string | null;
   smtp_host: string | null;
   smtp_port: number | null;
   smtp_encryption: 'none' | 'ssl' | 'starttls' | null;
@@ -191,8 +198,8 @@ export interface EventDeliveriesTable {
   integration_id: number;
   status: 'pending' | 'delivered' | 'failed';
   attempts: Generated<number>;
+  /** when the job runner will try again (0012: the runner holds the lease and the backoff) */
   next_attempt_at: number;
-  locked_until: number | null;
   last_error: string | null;
   delivered_at: number | null;
 }
@@ -275,6 +282,31 @@ export interface AccountDailyViewsTable {
   views: number;
 }
 
+export type JobStatus = 'pending' | 'running' | 'done' | 'failed';
+
+/** One unit of background work (0012), run by the job runner in src/infra/jobs. */
+export interface JobsTable {
+  id: Generated<number>;
+  /** what to do, e.g. `mail.send`; a handler is registered per kind */
+  kind: string;
+  /** JSON, the handler's input (ids, not copies of rows) */
+  payload: string;
+  status: JobStatus;
+  /** due from then on (the next attempt's time after a failure) */
+  run_at: number;
+  /** attempts started, counted when claimed */
+  attempts: Generated<number>;
+  /** null: the kind's retry policy decides */
+  max_attempts: number | null;
+  /** a running job whose lease has passed was abandoned: another runner may take it */
+  lease_until: number | null;
+  /** which runner holds the lease (host, pid and a random tag), for diagnostics */
+  lease_owner: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -299,11 +331,13 @@ export interface Database {
   stripe_events: StripeEventsTable;
   account_visitors: AccountVisitorsTable;
   account_daily_views: AccountDailyViewsTable;
+  jobs: JobsTable;
 }
 
 export type VisitRow = Selectable<VisitsTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;
 export type MailOutboxRow = Selectable<MailOutboxTable>;
+export type JobRow = Selectable<JobsTable>;
 
 export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;

@@ -1,17 +1,18 @@
 import formbody from '@fastify/formbody';
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { StringId } from '../core/schemas.js';
 import { ROOM_MIME } from '../modules/links/links.service.js';
-import type { PortalAccessService, PortalClient, PortalCookie, PortalRow, PortalStep } from '../modules/portals/portal-access.service.js';
+import type { PortalAccessService, PortalClient, PortalCookie, PortalPage } from '../modules/portals/portal-access.service.js';
 import type { Visitor } from '../modules/visits/visits.service.js';
-import type { BrandProvider } from './brand.js';
+import type { BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, sendPage } from './render.js';
-import { readSessionToken, setSessionCookie, setVisitCookie } from './visit-cookie.js';
+import { readSessionToken, setSessionCookie, setVisitCookie } from '../core/web/visit-cookie.js';
 
 interface PortalPagesDeps {
-  portals: PortalAccessService;
+  portals: Pick<PortalAccessService, 'inspect' | 'requestCode' | 'verifyCode' | 'signOut' | 'openLink'>;
   brandFor: BrandProvider;
   accountForHost: (host: string) => Promise<number | undefined>;
   publicUrl: string;
@@ -48,7 +49,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
   const secure = (request: FastifyRequest) => publicUrl.startsWith('https:') || request.protocol === 'https';
 
   async function clientOf(request: FastifyRequest): Promise<PortalClient> {
-    return { token: readSessionToken(request, PORTAL_COOKIE), hostAccountId: await accountForHost(request.hostname) };
+    return { token: readSessionToken(request, PORTAL_COOKIE), ip: request.ip, hostAccountId: await accountForHost(request.hostname) };
   }
 
   function setPortalCookie(request: FastifyRequest, reply: FastifyReply, slug: string, cookie: PortalCookie) {
@@ -60,16 +61,12 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
   }
   const portalNotFound = (reply: FastifyReply) => sendMessage(reply, 0, 'Portal not found', 'This portal does not exist or has been removed.');
 
-  async function renderPortal(reply: FastifyReply, portal: PortalRow, state: PortalStep, error?: AppError) {
-    const brand = await brandFor(portal.account_id);
+  async function renderPortal(reply: FastifyReply, { portal, state, links }: PortalPage, error?: AppError) {
+    const brand = await brandFor(portal.accountId);
     const common = { portalName: portal.name, base: base(portal.slug) };
     if (state.step === 'signed-in') {
-      const links = (await portals.visibleLinks(portal)).map((link) => ({
-        name: link.name,
-        type: typeLabel(link.mime),
-        url: `${base(portal.slug)}/open/${link.id}`,
-      }));
-      return sendPage(reply, { template: 'portal-links', title: portal.name, brand, data: { ...common, email: state.email, links } });
+      const shown = links.map((link) => ({ name: link.name, type: typeLabel(link.mime), url: `${base(portal.slug)}/open/${link.id}` }));
+      return sendPage(reply, { template: 'portal-links', title: portal.name, brand, data: { ...common, email: state.email, links: shown } });
     }
     return sendPage(reply, {
       template: 'portal-access',
@@ -82,11 +79,14 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
 
   app.get('/:slug', { schema: { hide: true, params: SlugParams } }, async (request, reply) => {
     const found = await portals.inspect(request.params.slug, await clientOf(request));
-    return found ? renderPortal(reply, found.portal, found.state) : portalNotFound(reply);
+    return found ? renderPortal(reply, found) : portalNotFound(reply);
   });
 
   /** Runs a sign-in form; success redirects back to the portal (POST-redirect-GET), a refusal re-renders it. */
-  function signInForm(path: string, action: (slug: string, client: PortalClient, body: { email?: string; code?: string }) => Promise<PortalCookie | undefined>) {
+  function signInForm(
+    path: string,
+    action: (slug: string, client: PortalClient, body: { email?: string; code?: string }) => Promise<PortalCookie | undefined>,
+  ) {
     app.post(`/:slug/${path}`, { schema: { hide: true, params: SlugParams, body: FormBody } }, async (request, reply) => {
       const { slug } = request.params;
       const client = await clientOf(request);
@@ -99,7 +99,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
         const found = await portals.inspect(slug, client);
         if (!found) return portalNotFound(reply);
         reply.headers(error.headers);
-        return renderPortal(reply, found.portal, found.state, error);
+        return renderPortal(reply, found, error);
       }
     });
   }
@@ -118,7 +118,12 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
     const { slug, linkId } = request.params;
     const client = await clientOf(request);
     // The link's own visit cookie is scoped to /v/<id>, out of sight here: trusting the e-mail starts a visit.
-    const visitor: Visitor = { token: undefined, ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null, hostAccountId: client.hostAccountId };
+    const visitor: Visitor = {
+      token: undefined,
+      ip: request.ip,
+      userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+      hostAccountId: client.hostAccountId,
+    };
     try {
       const opened = await portals.openLink(slug, client, linkId, visitor);
       if (!opened.signedIn) return reply.redirect(base(slug), 303);
@@ -128,7 +133,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
       if (!(error instanceof AppError) || error.status !== 404) throw error;
       const found = await portals.inspect(slug, client);
       if (!found) return portalNotFound(reply);
-      return sendMessage(reply, found.portal.account_id, 'Document not found', 'This document is no longer available in this portal.');
+      return sendMessage(reply, found.portal.accountId, 'Document not found', 'This document is no longer available in this portal.');
     }
   });
 };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Brand } from './brand.js';
+import type { Brand } from '../modules/branding/brand.js';
 
 const eta = new Eta({
   views: path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates'),

@@ -1,28 +1,25 @@
 import formbody from '@fastify/formbody';
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, forbidden, notFound } from '../core/errors.js';
+import { AppError, forbidden } from '../core/errors.js';
+import { contentDisposition, sendFile } from '../core/file-response.js';
 import { StringId } from '../core/schemas.js';
-import type { LinkRow, VisitRow } from '../db/types.js';
-import type { LinksService } from '../modules/links/links.service.js';
-import { isExpired } from '../modules/links/links.service.js';
-import { isCheckoutSessionId, type CheckoutService } from '../modules/payments/checkout.service.js';
-import { formatPrice } from '../modules/payments/price.js';
-import type { GateState, Visitor, VisitsService } from '../modules/visits/visits.service.js';
-import type { BrandProvider } from './brand.js';
-import type { DocumentContent } from './document-content.js';
-import { presentationOf } from './document-content.js';
+import type { DocumentContent, DocumentView, DocumentsService } from '../modules/documents/documents.service.js';
+import { viewerPathOf } from '../modules/links/links.service.js';
+import type { CheckoutService } from '../modules/payments/checkout.service.js';
+import type { Gate, GateState, RoomView, Visitor, VisitorPage, VisitsService } from '../modules/visits/visits.service.js';
+import type { Brand, BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, sendPage } from './render.js';
-import { readVisitToken, setVisitCookie } from './visit-cookie.js';
+import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
 
 interface ViewerDeps {
-  visits: VisitsService;
-  links: Pick<LinksService, 'roomChildren' | 'findForVisitor'>;
-  content: DocumentContent;
+  visits: Pick<VisitsService, 'enter' | 'page' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'>;
+  documents: Pick<DocumentsService, 'contentFor'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
-  purchases: Pick<CheckoutService, 'createCheckout'>;
+  purchases: Pick<CheckoutService, 'checkoutOnPage'>;
   publicUrl: string;
   clock: () => number;
 }
@@ -34,10 +31,28 @@ const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: str
   'view-limit': { status: 410, heading: 'View limit reached', text: 'This link has been opened as many times as its sender allowed.' },
 };
 
-const LinkParams = Type.Object({ id: StringId });
+/** /v/{id}/… is a link on its own; /v/{id}/d/{childId}/… is one of data room {id}'s links, opened inside the room. */
+const PlaceParams = Type.Object({ id: StringId, childId: Type.Optional(StringId) });
 const FormBody = Type.Object({ email: Type.Optional(Type.String()), code: Type.Optional(Type.String()), password: Type.Optional(Type.String()) });
 /** Stripe Checkout sends the buyer back with the session it paid. */
 const ReturnQuery = Type.Object({ session_id: Type.Optional(Type.String({ maxLength: 300 })) });
+
+/** Where a link is visited: on its own, or inside data room `roomId`; `base` is the path of its page. */
+interface Place {
+  linkId: string;
+  roomId?: string;
+  base: string;
+}
+
+const GATE_ASKS: Record<Exclude<Gate, 'view-limit'>, string> = { otp: 'an e-mailed code', password: 'a password', approval: "the owner's approval" };
+
+/** What the room page says of a link's lock ("Protected: asks for a password"), or null for an open link. */
+function lockLabel(gates: Gate[]): string | null {
+  if (gates.includes('view-limit')) return 'View limit reached';
+  const asks = gates.map((gate) => GATE_ASKS[gate as Exclude<Gate, 'view-limit'>]);
+  if (asks.length === 0) return null;
+  return `Protected: asks for ${asks.length > 1 ? `${asks.slice(0, -1).join(', ')} and ${asks.at(-1)}` : asks[0]}`;
+}
 
 function sizeLabel(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -47,29 +62,43 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, links, content, brandFor, accountForHost, purchases, publicUrl, clock } = deps;
+  const { visits, documents, brandFor, accountForHost, purchases, publicUrl, clock } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
 
-  const base = (linkId: string) => `/v/${linkId}`;
-  const visitorOf = async (request: FastifyRequest): Promise<Visitor> => ({
-    token: readVisitToken(request),
+  const placeOf = ({ id, childId }: { id: string; childId?: string }): Place =>
+    childId ? { linkId: childId, roomId: id, base: viewerPathOf(childId, id) } : { linkId: id, base: viewerPathOf(id) };
+  /** Every visitor route exists for a link on its own and for a link inside a room: one handler, two paths. */
+  const onLinkAndInRoom = (suffix = '') => [`/:id${suffix}`, `/:id/d/:childId${suffix}`];
+
+  const visitorAt = async (request: FastifyRequest, place: Place): Promise<Visitor> => ({
+    token: readSessionToken(request, place.roomId ? ROOM_VISIT_COOKIE : VISIT_COOKIE),
     ip: request.ip,
     userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
     hostAccountId: await accountForHost(request.hostname),
+    // The room's own visit cookie (scoped to /v/{room}) comes along on its links' paths.
+    ...(place.roomId && { room: { id: place.roomId, token: readSessionToken(request, VISIT_COOKIE) } }),
   });
-  const remember = (request: FastifyRequest, reply: FastifyReply, linkId: string, token: string, maxAgeSeconds: number) =>
-    setVisitCookie(reply, base(linkId), token, publicUrl.startsWith('https:') || request.protocol === 'https', maxAgeSeconds);
+  const remember = (request: FastifyRequest, reply: FastifyReply, place: Place, token: string, maxAgeSeconds: number) =>
+    setSessionCookie(
+      reply,
+      place.roomId ? ROOM_VISIT_COOKIE : VISIT_COOKIE,
+      place.base,
+      token,
+      publicUrl.startsWith('https:') || request.protocol === 'https',
+      maxAgeSeconds,
+    );
 
-  async function renderState(reply: FastifyReply, link: LinkRow | undefined, state: GateState, error?: AppError, sessionId?: string) {
-    const brand = link ? await brandFor(link.account_id) : await brandFor(0);
+  async function renderState(reply: FastifyReply, place: Place, { link, state, shown }: VisitorPage, error?: AppError) {
+    if (state.step === 'outside-room') return reply.redirect(viewerPathOf(place.roomId ?? place.linkId), 303);
+    const brand = await brandFor(link?.accountId ?? 0);
     const message = MESSAGES[state.step];
     if (message || !link) {
       const { status, heading, text } = message ?? MESSAGES['not-found']!;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
-    if (state.step === 'session') return renderOpened(reply, link, brand, state.visit, sessionId);
+    if (shown) return shown.kind === 'room' ? renderRoom(reply, shown.room, brand) : renderDocument(reply, place, shown.document, brand);
     return sendPage(reply, {
       template: 'gate',
       status: error?.status ?? (state.step === 'approval-denied' ? 403 : 200),
@@ -79,82 +108,76 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       data: {
         linkName: link.name,
         step: state.step,
-        base: base(link.id),
+        base: place.base,
         email: 'email' in state ? state.email : undefined,
         error: error?.message,
       },
     });
   }
 
-  async function renderOpened(reply: FastifyReply, link: LinkRow, brand: Awaited<ReturnType<BrandProvider>>, visit: VisitRow, sessionId?: string) {
-    if (link.kind === 'room') {
-      const now = clock();
-      const children = (await links.roomChildren(link.id))
-        .filter((child) => child.is_active === 1 && !isExpired(child, now))
-        .map((child) => ({ name: child.name, mime: child.mime, url: `${base(link.id)}/d/${child.id}` }));
-      return sendPage(reply, { template: 'room', title: link.name, brand, data: { name: link.name, children } });
-    }
-    return renderDocument(reply, link, link, brand, visit, sessionId);
+  /** The room's live links, each gated one marked with a lock saying what it will ask for. */
+  function renderRoom(reply: FastifyReply, room: RoomView, brand: Brand) {
+    const children = room.children.map((child) => ({
+      name: child.name,
+      mime: child.mime,
+      url: viewerPathOf(child.id, room.id),
+      lock: lockLabel(child.gates),
+    }));
+    return sendPage(reply, { template: 'room', title: room.name, brand, data: { name: room.name, children } });
   }
 
-  /** The "buy the original" box of a paid file: price and checkout form, and once paid, the download. */
-  function purchaseOffer(file: LinkRow, prefix: string, visit: VisitRow, sessionId: string | undefined) {
-    if (file.require_payment !== 1 || file.download_price === null || !file.download_currency) return null;
-    return {
-      priceLabel: formatPrice(file.download_price, file.download_currency),
-      checkoutUrl: `${prefix}/checkout`,
-      email: visit.email ?? '',
-      downloadUrl: sessionId && isCheckoutSessionId(sessionId) ? `/api/links/${file.id}/download-original?session_id=${sessionId}` : null,
-    };
-  }
-
-  function renderDocument(reply: FastifyReply, opened: LinkRow, file: LinkRow, brand: Awaited<ReturnType<BrandProvider>>, visit: VisitRow, sessionId?: string) {
-    const inRoom = opened.id !== file.id;
-    const prefix = inRoom ? `${base(opened.id)}/d/${file.id}` : base(file.id);
-    const watermark = file.has_watermark === 1 || opened.has_watermark === 1;
+  function renderDocument(reply: FastifyReply, place: Place, document: DocumentView, brand: Brand) {
     return sendPage(reply, {
       template: 'document',
-      title: file.name,
+      title: document.name,
       brand,
       script: true,
       data: {
-        name: file.name,
-        mime: file.mime,
-        sizeLabel: sizeLabel(file.size),
-        presentation: presentationOf(file.mime, watermark),
-        contentUrl: `${prefix}/content`,
-        trackUrl: `${base(opened.id)}/track`,
-        previewPages: file.preview_pages,
-        bookingUrl: file.booking_url ?? (inRoom ? opened.booking_url : null),
-        backUrl: inRoom ? base(opened.id) : null,
-        backLabel: opened.name,
-        purchase: purchaseOffer(file, prefix, visit, sessionId),
+        name: document.name,
+        mime: document.mime,
+        sizeLabel: sizeLabel(document.size),
+        presentation: document.presentation,
+        contentUrl: `${place.base}/content`,
+        trackUrl: `${place.base}/track`,
+        previewPages: document.previewPages,
+        bookingUrl: document.bookingUrl,
+        backUrl: document.room && viewerPathOf(document.room.id),
+        backLabel: document.room?.name ?? document.name,
+        purchase: document.purchase,
       },
     });
   }
 
-  app.get('/:id', { schema: { hide: true, params: LinkParams, querystring: ReturnQuery } }, async (request, reply) => {
-    const { link, state, token } = await visits.enter(request.params.id, await visitorOf(request));
-    if (token && state.step === 'session') remember(request, reply, link!.id, token, (state.expiresAt - clock()) / 1000);
-    return renderState(reply, link, state, undefined, request.query.session_id);
-  });
+  for (const url of onLinkAndInRoom()) {
+    app.get(url, { schema: { hide: true, params: PlaceParams, querystring: ReturnQuery } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      const entered = await visits.enter(place.linkId, await visitorAt(request, place), { checkoutSessionId: request.query.session_id });
+      if (entered.token && entered.state.step === 'session')
+        remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
+      return renderState(reply, place, entered);
+    });
+  }
 
   /** Runs a gate form; success redirects back to the page (POST-redirect-GET), a refusal re-renders it. */
-  function gateForm(path: string, action: (linkId: string, visitor: Visitor, body: { email?: string; code?: string; password?: string }) => Promise<string | void>) {
-    app.post(`/:id/${path}`, { schema: { hide: true, params: LinkParams, body: FormBody } }, async (request, reply) => {
-      const linkId = request.params.id;
-      const visitor = await visitorOf(request);
-      try {
-        const token = await action(linkId, visitor, request.body ?? {});
-        if (token) remember(request, reply, linkId, token, 7 * 86_400);
-        return reply.redirect(base(linkId), 303);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        const { link, state } = await visits.inspect(linkId, visitor);
-        reply.headers(error.headers);
-        return renderState(reply, link, state, error);
-      }
-    });
+  function gateForm(
+    path: string,
+    action: (linkId: string, visitor: Visitor, body: { email?: string; code?: string; password?: string }) => Promise<string | void>,
+  ) {
+    for (const url of onLinkAndInRoom(`/${path}`)) {
+      app.post(url, { schema: { hide: true, params: PlaceParams, body: FormBody } }, async (request, reply) => {
+        const place = placeOf(request.params);
+        const visitor = await visitorAt(request, place);
+        try {
+          const token = await action(place.linkId, visitor, request.body ?? {});
+          if (token) remember(request, reply, place, token, 7 * 86_400);
+          return reply.redirect(place.base, 303);
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status >= 500) throw error;
+          reply.headers(error.headers);
+          return renderState(reply, place, await visits.page(place.linkId, visitor), error);
+        }
+      });
+    }
   }
 
   gateForm('otp', (linkId, visitor, body) => visits.sendOtp(linkId, visitor, body.email ?? ''));
@@ -162,54 +185,31 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   gateForm('password', (linkId, visitor, body) => visits.checkPassword(linkId, visitor, body.password ?? ''));
   gateForm('access', (linkId, visitor, body) => visits.requestAccess(linkId, visitor, body.email ?? ''));
 
-  app.get('/:id/status', { schema: { hide: true, params: LinkParams } }, async (request) => {
-    const { state } = await visits.inspect(request.params.id, await visitorOf(request));
-    return { step: state.step === 'ready' ? 'approved' : state.step };
-  });
-
-  /** The link's session, or 403: document bytes never leave without one. */
-  async function session(request: FastifyRequest, linkId: string) {
-    const { link, state } = await visits.inspect(linkId, await visitorOf(request));
-    if (!link || state.step !== 'session') throw forbidden('Open the link and pass its checks first');
-    return { link, visit: state.visit };
+  for (const url of onLinkAndInRoom('/status')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request) => {
+      const place = placeOf(request.params);
+      const { state } = await visits.page(place.linkId, await visitorAt(request, place));
+      return { step: state.step === 'ready' ? 'approved' : state.step };
+    });
   }
 
-  /** A file that can only be downloaded, not shown, is what a paid link sells: the viewer does not give it away. */
-  function assertNotSoldOnly(file: LinkRow, watermark: boolean): void {
-    if (file.require_payment === 1 && presentationOf(file.mime, watermark) === 'download') {
-      throw forbidden('This file is for sale: buy the original to download it');
-    }
+  /** Document bytes as HTTP: the stored original with Range, or the copy made for this visit. */
+  function sendContent(request: FastifyRequest, reply: FastifyReply, content: DocumentContent) {
+    if (content.kind === 'stream') return sendFile(request, reply, content, content.disposition);
+    if (content.totalPages !== undefined) reply.header('x-total-pages', String(content.totalPages));
+    return reply
+      .type(content.mime)
+      .header('content-disposition', contentDisposition('inline', content.name))
+      .header('cache-control', 'private, no-store')
+      .send(content.bytes);
   }
 
-  app.get('/:id/content', { schema: { hide: true, params: LinkParams } }, async (request, reply) => {
-    const { link, visit } = await session(request, request.params.id);
-    if (link.kind !== 'file') throw notFound('Document');
-    assertNotSoldOnly(link, link.has_watermark === 1);
-    return content.send(request, reply, link, visit, link.has_watermark === 1);
-  });
-
-  async function roomChild(roomId: string, childId: string): Promise<LinkRow> {
-    const child = (await links.roomChildren(roomId)).find((candidate) => candidate.id === childId);
-    if (!child || child.is_active !== 1 || isExpired(child, clock())) throw notFound('Document');
-    return child;
+  for (const url of onLinkAndInRoom('/content')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      return sendContent(request, reply, await documents.contentFor(place.linkId, await visitorAt(request, place)));
+    });
   }
-
-  const ChildParams = Type.Object({ id: StringId, childId: StringId });
-
-  app.get('/:id/d/:childId', { schema: { hide: true, params: ChildParams, querystring: ReturnQuery } }, async (request, reply) => {
-    const opened = await session(request, request.params.id).catch(() => undefined);
-    if (!opened) return reply.redirect(base(request.params.id), 303);
-    const child = await roomChild(opened.link.id, request.params.childId);
-    return renderDocument(reply, opened.link, child, await brandFor(opened.link.account_id), opened.visit, request.query.session_id);
-  });
-
-  app.get('/:id/d/:childId/content', { schema: { hide: true, params: ChildParams } }, async (request, reply) => {
-    const { link: room, visit } = await session(request, request.params.id);
-    const child = await roomChild(room.id, request.params.childId);
-    const watermark = child.has_watermark === 1 || room.has_watermark === 1;
-    assertNotSoldOnly(child, watermark);
-    return content.send(request, reply, child, visit, watermark);
-  });
 
   const CheckoutBody = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });
 
@@ -219,31 +219,23 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
    * redirect after a form post, so the page's script asks for JSON and navigates itself; the
    * 303 serves clients without it.
    */
-  async function startCheckout(request: FastifyRequest, reply: FastifyReply, file: LinkRow, prefix: string, email: string | undefined) {
-    const { url } = await purchases.createCheckout(file, email ?? '', prefix);
-    return request.headers.accept?.includes('application/json') ? reply.send({ url }) : reply.redirect(url, 303);
+  for (const url of onLinkAndInRoom('/checkout')) {
+    app.post(url, { schema: { hide: true, params: PlaceParams, body: CheckoutBody } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      const checkout = await purchases.checkoutOnPage(place.linkId, await visitorAt(request, place), request.body.email ?? '');
+      return request.headers.accept?.includes('application/json') ? reply.send(checkout) : reply.redirect(checkout.url, 303);
+    });
   }
 
-  app.post('/:id/checkout', { schema: { hide: true, params: LinkParams, body: CheckoutBody } }, async (request, reply) => {
-    const { link } = await session(request, request.params.id);
-    return startCheckout(request, reply, link, base(link.id), request.body.email);
-  });
+  const TrackBody = Type.Object({ page: Type.Integer({ minimum: 1, maximum: 100_000 }), seconds: Type.Integer({ minimum: 1, maximum: 3600 }) });
 
-  app.post('/:id/d/:childId/checkout', { schema: { hide: true, params: ChildParams, body: CheckoutBody } }, async (request, reply) => {
-    const { link: room } = await session(request, request.params.id);
-    const child = await roomChild(room.id, request.params.childId);
-    return startCheckout(request, reply, child, `${base(room.id)}/d/${child.id}`, request.body.email);
-  });
-
-  app.post('/:id/track', {
-    schema: {
-      hide: true,
-      params: LinkParams,
-      body: Type.Object({ page: Type.Integer({ minimum: 1, maximum: 100_000 }), seconds: Type.Integer({ minimum: 1, maximum: 3600 }) }),
-    },
-  }, async (request, reply) => {
-    const tracked = await visits.trackPage(request.params.id, await visitorOf(request), request.body.page, request.body.seconds);
-    if (!tracked) throw forbidden('No view session for this link');
-    return reply.code(204).send();
-  });
+  /** Seconds per page from the viewer's beacon, recorded on the visit of the link shown (inside a room too). */
+  for (const url of onLinkAndInRoom('/track')) {
+    app.post(url, { schema: { hide: true, params: PlaceParams, body: TrackBody } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      const tracked = await visits.trackPage(place.linkId, await visitorAt(request, place), request.body.page, request.body.seconds);
+      if (!tracked) throw forbidden('No view session for this link');
+      return reply.code(204).send();
+    });
+  }
 };

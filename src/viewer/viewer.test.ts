@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { createLink } from '../../test/helpers/files.js';
+import type { HttpClient } from '../../test/helpers/http.js';
 import { makePdf, pdfPageTexts } from '../../test/helpers/pdf.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
 
@@ -18,9 +19,11 @@ async function lastCodeFor(app: TestApp, email: string): Promise<string> {
   return /\b(\d{6})\b/.exec(mail.text_body)![1]!;
 }
 
-async function viewsOf(app: TestApp, id: string): Promise<number> {
-  const row = await app.runtime.database.db.selectFrom('links').select('views').where('id', '=', id).executeTakeFirstOrThrow();
-  return row.views;
+/** The link's view count, as its owner reads it through the API. */
+async function viewsOf(owner: HttpClient, id: string): Promise<number> {
+  const response = await owner.get(`/api/links/${id}`);
+  assert.equal(response.status, 200);
+  return response.body.views;
 }
 
 test('an ungated link opens a session at once, counts one view, and serves the document', async (t) => {
@@ -45,7 +48,7 @@ test('an ungated link opens a session at once, counts one view, and serves the d
   assert.equal(content.headers.get('cache-control'), 'private, no-store');
   assert.ok(content.bytes.equals(pdf), 'no watermark, no preview: the file as uploaded');
   await visitor.get(`/v/${id}`);
-  assert.equal(await viewsOf(app, id), 1, 'one session, one view');
+  assert.equal(await viewsOf(http, id), 1, 'one session, one view');
   assert.equal((await http.get(`/api/links/${id}`)).body.views, 1);
 });
 
@@ -68,7 +71,7 @@ test('document bytes need a session of that very link', async (t) => {
   now += 61_000;
   assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after the session TTL');
   assert.equal((await visitor.get(`/v/${a}`)).status, 200, 'a new session opens (the link has no gate)');
-  assert.equal(await viewsOf(app, a), 2);
+  assert.equal(await viewsOf(http, a), 2);
 
   await http.patch(`/api/links/${a}/active`, { isActive: false });
   assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after deactivation');
@@ -106,7 +109,7 @@ test('maxViews holds under a race: 50 visitors, maxViews=10, exactly 10 sessions
   const statuses = await Promise.all(Array.from({ length: 50 }, () => new VisitorClient(app.url).get(`/v/${id}`).then((r) => r.status)));
   assert.equal(statuses.filter((s) => s === 200).length, 10);
   assert.equal(statuses.filter((s) => s === 410).length, 40);
-  assert.equal(await viewsOf(app, id), 10);
+  assert.equal(await viewsOf(http, id), 10);
 });
 
 test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {
@@ -181,7 +184,10 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   const listed = await owner.http.get(`/api/links/${id}/requests`);
   assert.equal(listed.status, 200);
   const [request] = listed.body.requests;
-  assert.deepEqual({ ...request, created_at: undefined }, { id: request.id, visitorIp: '203.0.113.7', status: 'pending', email: 'carol@example.com', created_at: undefined });
+  assert.deepEqual(
+    { ...request, created_at: undefined },
+    { id: request.id, visitorIp: '203.0.113.7', status: 'pending', email: 'carol@example.com', created_at: undefined },
+  );
   assert.deepEqual((await owner.http.get('/api/links/pending-count')).body, { count: 1 });
   assert.equal((await other.http.get('/api/links/pending-count')).body.count, 0);
   const ownerMail = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', owner.email).executeTakeFirst();
@@ -261,5 +267,8 @@ test('time per page is accepted only from a session of that link, within sane va
   visitor.transplantCookie(`/v/${id}`, `/v/${other}`);
   assert.equal((await visitor.postJson(`/v/${other}/track`, { page: 1, seconds: 5 })).status, 403);
   const rows = await app.runtime.database.db.selectFrom('page_views').selectAll().execute();
-  assert.deepEqual(rows.map((r) => [r.page, r.seconds]), [[1, 12]]);
+  assert.deepEqual(
+    rows.map((r) => [r.page, r.seconds]),
+    [[1, 12]],
+  );
 });

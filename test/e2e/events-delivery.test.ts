@@ -18,7 +18,10 @@ test('a view reaches Slack as blocks and Teams as an Adaptive Card, naming link,
   const { http } = await app.createAccount('business');
   const slack = await startReceiver(t);
   const teams = await startReceiver(t);
-  assert.equal((await http.post('/api/integrations', { type: 'slack', config: { webhook_url: `${slack.url}/services/T/B/X`, channel: '#deals' } })).status, 200);
+  assert.equal(
+    (await http.post('/api/integrations', { type: 'slack', config: { webhook_url: `${slack.url}/services/T/B/X`, channel: '#deals' } })).status,
+    200,
+  );
   assert.equal((await http.post('/api/integrations', { type: 'teams', config: { webhook_url: `${teams.url}/workflows/1` } })).status, 200);
   const id = await createLink(http, 'numbers', 'q3-board.txt');
   const viewerUrl = `${app.runtime.config.publicUrl}/v/${id}`;
@@ -50,7 +53,8 @@ test('a view reaches Slack as blocks and Teams as an Adaptive Card, naming link,
 
 test('each change records its event in the same transaction: view, request, approval, denial, download, expiry', async (t) => {
   let now = Date.now();
-  const app = await startApp(t, { env: FAST_EVENTS, clock: () => now });
+  // The channel's messages are compared in order: one delivery at a time keeps them so.
+  const app = await startApp(t, { env: { ...FAST_EVENTS, EVENT_CONCURRENCY: '1' }, clock: () => now });
   const { http, accountId } = await app.createAccount('business');
   const receiver = await startReceiver(t);
   await http.post('/api/integrations', { type: 'slack', config: { webhook_url: receiver.url } });
@@ -160,7 +164,13 @@ test('without ALLOW_PRIVATE_WEBHOOKS a delivery to a private address is refused 
   // Planted directly: the API would refuse this URL with a 422.
   await app.runtime.database.db
     .insertInto('integrations')
-    .values({ account_id: accountId, type: 'slack', channel: '', webhook_url_sealed: seal(app.runtime.masterKey, receiver.url, `integration.webhook_url:${accountId}`), created_at: Date.now() })
+    .values({
+      account_id: accountId,
+      type: 'slack',
+      channel: '',
+      webhook_url_sealed: seal(app.runtime.masterKey, receiver.url, `integration.webhook_url:${accountId}`),
+      created_at: Date.now(),
+    })
     .execute();
   await app.runtime.services.events.record(app.runtime.database.db, { accountId, type: 'link.expired', linkId: null, payload: { linkName: 'x' } });
   // Not drain(): the app's own dispatcher, polling every 20 ms, may hold the lease on it right then.

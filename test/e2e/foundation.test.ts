@@ -23,7 +23,12 @@ test('every /api route needs a valid bearer key', async (t) => {
 
 test('plan matrix: API needs professional, integrations and branding need business', async (t) => {
   const { createAccount } = await startApp(t);
-  const routes = ['/api/api-keys', '/api/integrations', '/api/branding', '/api/branding/logo'];
+  const routes: Array<[string, string]> = [
+    ['GET', '/api/api-keys'],
+    ['GET', '/api/integrations'],
+    ['GET', '/api/branding'],
+    ['DELETE', '/api/branding/logo'],
+  ];
   const allowed: Record<string, boolean[]> = {
     free: [false, false, false, false],
     professional: [true, false, false, false],
@@ -31,8 +36,8 @@ test('plan matrix: API needs professional, integrations and branding need busine
   };
   for (const plan of ['free', 'professional', 'business'] as const) {
     const { http } = await createAccount(plan);
-    for (const [index, route] of routes.entries()) {
-      const response = await http.get(route);
+    for (const [index, [method, route]] of routes.entries()) {
+      const response = await http.request(method, route);
       if (allowed[plan]![index]) {
         assert.notEqual(response.status, 403, `${plan} ${route}`);
         assert.notEqual(response.status, 401, `${plan} ${route}`);
@@ -107,7 +112,11 @@ test('OpenAPI 3.1 document lists every API route with response schemas', async (
   const { url } = await startApp(t);
   const spec = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
   assert.equal(spec.openapi, '3.1.0');
-  for (const [path, methods] of [['/api/api-keys', ['get', 'post']], ['/api/api-keys/{id}/toggle', ['put']], ['/api/api-keys/{id}', ['delete']]] as const) {
+  for (const [path, methods] of [
+    ['/api/api-keys', ['get', 'post']],
+    ['/api/api-keys/{id}/toggle', ['put']],
+    ['/api/api-keys/{id}', ['delete']],
+  ] as const) {
     for (const method of methods) {
       const operation = spec.paths[path]?.[method];
       assert.ok(operation, `${method} ${path}`);
@@ -120,12 +129,16 @@ test('OpenAPI 3.1 document lists every API route with response schemas', async (
 });
 
 test('health, readiness and metrics', async (t) => {
-  const { url, createAccount } = await startApp(t);
+  const metricsToken = 'metrics-token-for-this-test';
+  const { url, createAccount } = await startApp(t, { env: { METRICS_TOKEN: metricsToken } });
   assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { ok: true });
   assert.deepEqual(await (await fetch(`${url}/readyz`)).json(), { ok: true });
   const { http } = await createAccount('professional');
   await http.get('/api/api-keys');
-  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
   assert.match(metrics, /http_request_duration_seconds_count\{method="GET",route="\/api\/api-keys",status="200"\} 1/);
   assert.match(metrics, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/api-keys",status="200"\}/);
+  // The job runner's series share the registry (and its token).
+  assert.match(metrics, /^# TYPE jobs_run_total counter$/m);
+  assert.match(metrics, /^# TYPE job_duration_seconds histogram$/m);
 });

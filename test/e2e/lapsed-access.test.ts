@@ -11,7 +11,14 @@ const DAY = 86_400_000;
 async function rowCounts(app: TestApp) {
   const { db } = app.runtime.database;
   const count = async (table: 'visits' | 'otp_codes' | 'portal_sessions') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { visits: await count('visits'), otpCodes: await count('otp_codes'), portalSessions: await count('portal_sessions') };
 }
 
@@ -63,7 +70,13 @@ test('lapsed access: a backlog is deleted in batches until none is left', async 
   assert.deepEqual(await rowCounts(app), { visits: 5, otpCodes: 5, portalSessions: 0 });
 
   now += 7 * DAY + LAPSED_ACCESS_GRACE_MS + 60_000;
-  const sweeper = createLapsedAccessSweeper({ db: app.runtime.database.db, clock: () => now, log: app.runtime.log, batchSize: 2 });
+  const sweeper = createLapsedAccessSweeper({
+    db: app.runtime.database.db,
+    clock: () => now,
+    log: app.runtime.log,
+    portalSessions: app.runtime.services.portalAccess,
+    batchSize: 2,
+  });
   assert.deepEqual(await sweeper.sweep(), { visits: 5, otpCodes: 5, portalSessions: 0 });
   assert.deepEqual(await rowCounts(app), { visits: 0, otpCodes: 0, portalSessions: 0 });
 });

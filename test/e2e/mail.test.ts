@@ -11,7 +11,13 @@ const SUBJECT_WORDS = {
   es: { otp: /tu código/, shared: /ha compartido .* contigo/, requested: /solicita acceso/, approved: /Ya puedes ver/, denied: /denegado/ },
   fr: { otp: /votre code/, shared: /a partagé .* avec vous/, requested: /demande l’accès/, approved: /pouvez maintenant/, denied: /refusée/ },
   pt: { otp: /seu código/, shared: /compartilhou .* com você/, requested: /pediu acesso/, approved: /já pode acessar/, denied: /recusada/ },
-  it: { otp: /il tuo codice/, shared: /ha condiviso .* con te/, requested: /chiede di accedere/, approved: /Ora puoi visualizzare/, denied: /rifiutata/ },
+  it: {
+    otp: /il tuo codice/,
+    shared: /ha condiviso .* con te/,
+    requested: /chiede di accedere/,
+    approved: /Ora puoi visualizzare/,
+    denied: /rifiutata/,
+  },
 } as const;
 
 test('every e-mail in every locale reaches a real SMTP server, in the brand and language of the account', async (t) => {
@@ -62,11 +68,16 @@ test('every e-mail in every locale reaches a real SMTP server, in the brand and 
 test("an account's own SMTP server is used instead of the system one", async (t) => {
   const system = await startSmtp(t);
   const own = await startSmtp(t);
-  const app = await startApp(t, { env: { SMTP_URL: system.url } });
+  // The test server listens on loopback, which only ALLOW_PRIVATE_SMTP lets an account use.
+  const app = await startApp(t, { env: { SMTP_URL: system.url, ALLOW_PRIVATE_SMTP: '1' } });
   const { http } = await app.createAccount('business');
   const port = Number(new URL(own.url).port);
   const configured = await http.post('/api/branding', {
-    smtp_host: '127.0.0.1', smtp_port: port, smtp_encryption: 'none', from_email: 'deals@acme.example', from_name: 'Acme Deals',
+    smtp_host: '127.0.0.1',
+    smtp_port: port,
+    smtp_encryption: 'none',
+    from_email: 'deals@acme.example',
+    from_name: 'Acme Deals',
   });
   assert.equal(configured.status, 200);
   const link = await createLink(http, 'x', 'Terms.pdf');
@@ -74,4 +85,34 @@ test("an account's own SMTP server is used instead of the system one", async (t)
   const mail = await own.waitFor('client@example.com');
   assert.equal(mail.from, 'deals@acme.example');
   assert.equal(system.received.length, 0, 'nothing went through the system server');
+});
+
+test("without ALLOW_PRIVATE_SMTP an account's loopback server gets nothing: the mail fails, and does not go through SMTP_URL either", async (t) => {
+  const system = await startSmtp(t);
+  const own = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: system.url } });
+  const { http, accountId } = await app.createAccount('business');
+  const port = Number(new URL(own.url).port);
+  const refused = await http.post('/api/branding', {
+    smtp_host: '127.0.0.1',
+    smtp_port: port,
+    smtp_encryption: 'none',
+    smtp_password: 'hunter2-secret',
+  });
+  assert.equal(refused.status, 422);
+  // As a row saved before the policy existed would be: the check when connecting refuses it too.
+  await http.post('/api/branding', { smtp_host: 'smtp.acme.example', smtp_port: port, smtp_encryption: 'none', smtp_password: 'hunter2-secret' });
+  await app.runtime.database.db.updateTable('branding').set({ smtp_host: '2130706433' }).where('account_id', '=', accountId).execute();
+  const link = await createLink(http, 'x', 'Terms.pdf');
+  await http.post(`/api/links/${link}/share`, { emails: ['client@example.com'] });
+  const deadline = Date.now() + 10_000;
+  let mail;
+  do {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    mail = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'client@example.com').executeTakeFirst();
+  } while (mail?.status === 'pending' && Date.now() < deadline);
+  assert.equal(mail?.status, 'failed', 'failed at once, not retried');
+  assert.equal(mail?.attempts, 1);
+  assert.match(mail?.last_error ?? '', /127\.0\.0\.1 is not a public address/);
+  assert.equal(own.received.length + system.received.length, 0, 'sent nowhere');
 });

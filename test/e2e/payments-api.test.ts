@@ -36,7 +36,9 @@ test('without STRIPE_SECRET_KEY every /api/stripe endpoint answers 503 and paid 
   for (const response of [
     await http.post('/api/stripe/connect'),
     await http.get('/api/stripe/connect-status'),
-    await visitor.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'a@example.net' }).then((r) => ({ status: r.status, body: JSON.parse(r.text) })),
+    await visitor
+      .postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'a@example.net' })
+      .then((r) => ({ status: r.status, body: JSON.parse(r.text) })),
     await app.http().request('POST', '/api/stripe/webhook', { id: 'evt_1' }, { 'stripe-signature': 't=1,v1=00' }),
   ]) {
     assert.equal(response.status, 503);
@@ -152,7 +154,7 @@ test('checkout needs a view session of the link; with one it is a destination ch
   assert.equal((await freeVisitor.post(`/v/${free}/checkout`, { email: 'a@example.net' })).status, 422, 'a free link is not for sale');
 });
 
-test('a paid session downloads the original 5 times; unpaid, unknown and other links\' sessions are refused', async (t) => {
+test("a paid session downloads the original 5 times; unpaid, unknown and other links' sessions are refused", async (t) => {
   const { app, stripe } = await startAppWithStripe(t);
   const content = randomBytes(200_000);
   const { linkId } = await sellerWithPaidLink(app, stripe, content, 'model.bin.txt');
@@ -182,8 +184,12 @@ test('a paid session downloads the original 5 times; unpaid, unknown and other l
   assert.equal(sixth.status, 403);
   assert.match(sixth.json().error, /paid checkout session/);
 
-  const downloaded = await app.runtime.database.db.selectFrom('events').select('payload')
-    .where('link_id', '=', linkId).where('type', '=', 'link.downloaded').execute();
+  const downloaded = await app.runtime.database.db
+    .selectFrom('events')
+    .select('payload')
+    .where('link_id', '=', linkId)
+    .where('type', '=', 'link.downloaded')
+    .execute();
   assert.equal(downloaded.length, 5, 'each download is an event, the refused ones are not');
   assert.equal(JSON.parse(downloaded[0]!.payload).email, 'buyer@example.net');
 });
@@ -211,7 +217,12 @@ test('the completed webhook records one purchase and sends one receipt, however 
   assert.equal(purchases[0]!.checkout_session_id, sessionId);
   assert.equal(purchases[0]!.amount, 1200);
   assert.equal((await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute()).length, 1, 'one token');
-  const emitted = await db.selectFrom('events').select(['type', 'payload']).where('link_id', '=', linkId).where('type', '=', 'purchase.completed').execute();
+  const emitted = await db
+    .selectFrom('events')
+    .select(['type', 'payload'])
+    .where('link_id', '=', linkId)
+    .where('type', '=', 'purchase.completed')
+    .execute();
   assert.equal(emitted.length, 1, 'one purchase.completed event');
   assert.deepEqual(JSON.parse(emitted[0]!.payload), { linkName: 'report.txt', email: 'receipt@example.net', amount: 1200, currency: 'eur' });
 
@@ -231,7 +242,11 @@ test('a webhook whose signature does not match is refused with 400 and changes n
 
   assert.equal(await stripe.deliver(completed, { secret: 'whsec_forged' }), 400);
   assert.equal(await stripe.deliver(completed, { tamper: (payload) => payload.replace('"paid"', '"paid" ') }), 400);
-  const unsigned = await fetch(`${app.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(completed) });
+  const unsigned = await fetch(`${app.url}/api/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(completed),
+  });
   assert.equal(unsigned.status, 400);
   assert.match(((await unsigned.json()) as { error: string }).error, /Stripe-Signature/);
   const db = app.runtime.database.db;
@@ -254,7 +269,7 @@ test('the purchase form is prefilled with the e-mail the visitor proved at the g
   assert.match(page.text, /name="email"[^>]*value="dana@example\.org"/);
 });
 
-test('a paid link inside a data room is bought within the room\'s session and returns there', async (t) => {
+test("a paid link inside a data room is bought within the room's session and returns there", async (t) => {
   const { app, stripe } = await startAppWithStripe(t);
   const { owner, linkId } = await sellerWithPaidLink(app, stripe, 'the original');
   const room = (await owner.http.post('/api/links/room', { name: 'Deal room', children_ids: [linkId] })).body.id;
@@ -272,4 +287,27 @@ test('a paid link inside a data room is bought within the room\'s session and re
   const back = await visitor.get(`${child}?session_id=${sessionId}`);
   assert.match(back.text, new RegExp(`href="/api/links/${linkId}/download-original\\?session_id=${sessionId}"`));
   assert.equal((await downloadWithSession(app, linkId, sessionId)).body.toString(), 'the original');
+});
+
+test("a buyer keeps the original after the owner deactivates the link or it expires; an owner's token does not", async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.now();
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url }, clock: () => now });
+  const content = randomBytes(2048);
+  const { owner, linkId } = await sellerWithPaidLink(app, stripe, content, 'report.txt', { expiration: '24h' });
+  const ownerToken = (await owner.http.post(`/api/links/${linkId}/download-tokens`, { uses: 10, ttlSeconds: 7 * 86_400 })).body.token as string;
+  const { sessionId } = await startCheckout(app, linkId, 'keeper@example.net');
+  await stripe.completeCheckout(sessionId);
+  const receiptUrl = /(http\S+download-original\?token=\S+)/.exec((await smtp.waitFor('keeper@example.net')).text)![1]!;
+
+  assert.equal((await owner.http.patch(`/api/links/${linkId}/active`, { isActive: false })).status, 200);
+  assert.equal((await fetch(`${app.url}/api/links/${linkId}/download-original?token=${ownerToken}`)).status, 403);
+  const byReceipt = await fetch(receiptUrl);
+  assert.equal(byReceipt.status, 200, 'the receipt link still works');
+  assert.equal(sha256(Buffer.from(await byReceipt.arrayBuffer())), sha256(content));
+  assert.equal((await downloadWithSession(app, linkId, sessionId)).status, 200, 'the paid session still works');
+
+  now += 25 * 3_600_000;
+  assert.equal((await fetch(`${app.url}/api/links/${linkId}/download-original?token=${ownerToken}`)).status, 410);
+  assert.equal((await fetch(receiptUrl)).status, 200, 'expired but not yet deleted: the buyer still downloads');
 });

@@ -30,10 +30,7 @@ test('buying the original: preview, pay on Stripe Checkout, come back with sessi
   await page.waitForURL(new RegExp(`/v/${linkId}\\?session_id=cs_test_\\w+$`));
   await page.waitForSelector('#pdf-pages[data-rendered="2"]', { timeout: 20_000 });
   await screenshot(page, 'payments-paid');
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('link', { name: 'Download the original' }).click(),
-  ]);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the original' }).click()]);
   assert.equal(download.suggestedFilename(), 'Market study.pdf');
   assert.equal(sha256(await fs.readFile((await download.path())!)), sha256(original));
 
@@ -51,7 +48,7 @@ test('a checkout Stripe cannot start is explained on the page, not by leaving it
   await page.getByRole('button', { name: 'Buy for €12.00' }).click();
   // The cached "can charge" is a minute old at most: here Stripe itself refuses the destination.
   await page.getByRole('alert').filter({ hasText: 'The owner of this document cannot accept payments right now' }).waitFor();
-  assert.doesNotMatch(await page.getByRole('alert').innerText(), /acct_/, 'nothing of the owner\'s Stripe account is shown');
+  assert.doesNotMatch(await page.getByRole('alert').innerText(), /acct_/, "nothing of the owner's Stripe account is shown");
   await screenshot(page, 'payments-checkout-refused');
   assert.equal(new URL(page.url()).pathname, `/v/${linkId}`);
   assert.equal(stripe.sessions.size, 0);

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { test, type TestContext } from 'node:test';
 import { sha256Hex } from '../../src/infra/crypto/tokens.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { claimVerifiedDomain, startDnsServer } from '../helpers/dns-server.js';
 import { createLink } from '../helpers/files.js';
 import type { HttpClient } from '../helpers/http.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
@@ -15,9 +16,9 @@ interface PortalTestApp extends TestApp {
   codeFor(email: string): Promise<string>;
 }
 
-async function startPortalApp(t: TestContext, clock?: () => number): Promise<PortalTestApp> {
+async function startPortalApp(t: TestContext, clock?: () => number, env: Record<string, string> = {}): Promise<PortalTestApp> {
   const smtp = await startSmtp(t);
-  const app = await startApp(t, { env: { SMTP_URL: smtp.url }, clock });
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url, ...env }, clock });
   const read = new Map<string, number>();
   async function codeFor(email: string): Promise<string> {
     const index = read.get(email) ?? 0;
@@ -164,7 +165,12 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
   const forSomeoneElse = await createLink(owner, 'for ann', 'ForAnn.txt', { requiresOtp: '1', allowedEmails: 'ann@solo.com' });
   const withPassword = await createLink(owner, 'secret', 'Secret.txt', { addPassword: '1', password: 'open sesame' });
   const withApproval = await createLink(owner, 'approved', 'Approved.txt', { requiresApproval: '1' });
-  const otpAndPassword = await createLink(owner, 'both', 'Both.txt', { requiresOtp: '1', allowedEmails: 'dana@acme.com', addPassword: '1', password: 'pw' });
+  const otpAndPassword = await createLink(owner, 'both', 'Both.txt', {
+    requiresOtp: '1',
+    allowedEmails: 'dana@acme.com',
+    addPassword: '1',
+    password: 'pw',
+  });
   await createPortal(owner, 'acme', ['dana@acme.com'], [forDana, forDomain, forSomeoneElse, withPassword, withApproval, otpAndPassword]);
 
   const stranger = new VisitorClient(app.url);
@@ -186,7 +192,11 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
     assert.match(page.text, /class="document"/, 'straight to the document');
     assert.equal((await client.get(`/v/${linkId}/content`)).status, 200);
   }
-  const visit = await app.runtime.database.db.selectFrom('visits').select(['email', 'otp_passed']).where('link_id', '=', forDana).executeTakeFirstOrThrow();
+  const visit = await app.runtime.database.db
+    .selectFrom('visits')
+    .select(['email', 'otp_passed'])
+    .where('link_id', '=', forDana)
+    .executeTakeFirstOrThrow();
   assert.deepEqual(visit, { email: 'dana@acme.com', otp_passed: 1 });
 
   const elsewhere = await client.get(`/p/acme/open/${forSomeoneElse}`);
@@ -229,7 +239,15 @@ test('a session ends after 12 hours, when the owner removes the address, on sign
   assert.equal(signOut.status, 303);
   assert.match(signOut.headers.getSetCookie()[0]!, /^lv_portal=;.*Path=\/p\/acme/);
   assert.ok(!signedIn(await again.get('/p/acme')));
-  assert.equal(await app.runtime.database.db.selectFrom('portal_sessions').select('id').where('email', '=', 'dana@acme.com').where('expires_at', '>', now).executeTakeFirst(), undefined);
+  assert.equal(
+    await app.runtime.database.db
+      .selectFrom('portal_sessions')
+      .select('id')
+      .where('email', '=', 'dana@acme.com')
+      .where('expires_at', '>', now)
+      .executeTakeFirst(),
+    undefined,
+  );
 
   const last = await signIn(app, 'acme', 'dana@acme.com');
   await owner.patch(`/api/client-portals/${portalId}`, { slug: 'acme-moved' });
@@ -240,7 +258,7 @@ test('a session ends after 12 hours, when the owner removes the address, on sign
   assert.deepEqual(await app.runtime.database.db.selectFrom('portal_sessions').select('id').execute(), [], 'sessions go with the portal');
 });
 
-test('the links\' OTP rules: at most 3 codes per address per 10 minutes, 5 wrong tries burn a code', async (t) => {
+test("the links' OTP rules: at most 3 codes per address per 10 minutes, 5 wrong tries burn a code", async (t) => {
   const app = await startPortalApp(t);
   const { http: owner } = await app.createAccount('professional');
   await createPortal(owner, 'acme', ['dana@acme.com']);
@@ -261,11 +279,12 @@ test('the links\' OTP rules: at most 3 codes per address per 10 minutes, 5 wrong
   assert.equal((await client.post('/p/acme/verify', { code })).status, 422, 'the right code no longer works');
 });
 
-test('on an account\'s custom domain only its own portals exist', async (t) => {
-  const app = await startPortalApp(t);
+test("on an account's verified custom domain only its own portals exist", async (t) => {
+  const dns = await startDnsServer(t);
+  const app = await startPortalApp(t, undefined, { DNS_SERVERS: dns.address });
   const alice = await app.createAccount('business');
   const bob = await app.createAccount('business');
-  await alice.http.post('/api/branding', { custom_domain: 'docs.alice.example' });
+  await claimVerifiedDomain(alice.http, dns, 'docs.alice.example');
   await createPortal(alice.http, 'alice-clients', ['a@b.com']);
   await createPortal(bob.http, 'bob-clients', ['a@b.com']);
   assert.equal((await alice.http.get('/api/client-portals')).body.portals[0].url, 'https://docs.alice.example/p/alice-clients');
@@ -273,10 +292,12 @@ test('on an account\'s custom domain only its own portals exist', async (t) => {
   // fetch() will not send another Host: ask with node:http, as a reverse proxy would.
   const statusOnAlicesDomain = (path: string) =>
     new Promise<number>((resolve, reject) => {
-      http.get(`${app.url}${path}`, { headers: { host: 'docs.alice.example' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      }).on('error', reject);
+      http
+        .get(`${app.url}${path}`, { headers: { host: 'docs.alice.example' } }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        })
+        .on('error', reject);
     });
   assert.equal(await statusOnAlicesDomain('/p/alice-clients'), 200);
   assert.equal(await statusOnAlicesDomain('/p/bob-clients'), 404);

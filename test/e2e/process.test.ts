@@ -1,108 +1,175 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { testEnv } from '../helpers/app.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
-test('a bad configuration value stops the start with one line naming it', async (t) => {
-  const env = await testEnv(t);
-  const cases: Array<[Record<string, string>, RegExp]> = [
-    [{ PORT: 'eighty' }, /^linkvault: PORT must be an integer from 0 to 65535/],
-    [{ DATABASE_URL: 'mysql://x' }, /^linkvault: DATABASE_URL must start with postgres:\/\//],
-    [{ MASTER_KEY: 'short' }, /^linkvault: MASTER_KEY must be 32 bytes/],
-    [{ LOG_LEVEL: 'loud' }, /^linkvault: LOG_LEVEL must be one of/],
-    [{ STORAGE_URL: 'ftp://x' }, /^linkvault: STORAGE_URL must be a URL starting with s3: or file:/],
-  ];
-  for (const [bad, message] of cases) {
-    const result = await runCli(['serve'], { ...env, ...bad });
-    assert.equal(result.code, 1, JSON.stringify(bad));
-    assert.match(result.stderr, message);
-    assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
-  }
-});
-
-test('loadConfig applies defaults and rejects every malformed variable', () => {
-  const config = loadConfig({});
-  assert.equal(config.port, 3000);
-  assert.equal(config.host, '127.0.0.1');
-  assert.equal(config.publicUrl, 'http://127.0.0.1:3000');
-  assert.equal(config.database.kind, 'sqlite');
-  assert.equal(config.storage.kind, 'local');
-  assert.equal(config.rateLimitPerMinute, 600);
-  assert.deepEqual(loadConfig({ STORAGE_URL: 's3://bucket-one?endpoint=http://127.0.0.1:9000&region=eu-west-1&forcePathStyle=true' }).storage, {
-    kind: 's3', bucket: 'bucket-one', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', forcePathStyle: true,
+// The tests spawn processes and mostly wait on them: they run side by side.
+describe('the process: configuration, CLI and shutdown', { concurrency: true }, () => {
+  test('a bad configuration value stops the start with one line naming it', async (t) => {
+    const env = await testEnv(t);
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'eighty' }, /^linkvault: PORT must be an integer from 0 to 65535/],
+      [{ DATABASE_URL: 'mysql://x' }, /^linkvault: DATABASE_URL must start with postgres:\/\//],
+      [{ MASTER_KEY: 'short' }, /^linkvault: MASTER_KEY must be 32 bytes/],
+      [{ LOG_LEVEL: 'loud' }, /^linkvault: LOG_LEVEL must be one of/],
+      [{ STORAGE_URL: 'ftp://x' }, /^linkvault: STORAGE_URL must be a URL starting with s3: or file:/],
+    ];
+    // Each case is a process of its own: they start side by side.
+    const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad })));
+    for (const [index, [bad, message]] of cases.entries()) {
+      const result = results[index]!;
+      assert.equal(result.code, 1, JSON.stringify(bad));
+      assert.match(result.stderr, message);
+      assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
+    }
   });
-  for (const env of [
-    { PUBLIC_URL: 'not a url' }, { REDIS_URL: 'http://x' }, { SMTP_URL: 'smtp' }, { PLATFORM_FEE_PERCENT: '101' },
-    { TRUST_PROXY: 'maybe' }, { RATE_LIMIT_PER_MINUTE: '0' }, { MAIL_FROM: 'nobody' }, { STORAGE_URL: 's3://x' },
-    { ALLOW_PRIVATE_WEBHOOKS: 'yes' }, { STRIPE_API_BASE: 'ftp://stripe' },
-  ]) {
-    assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
-  }
-});
 
-test('CLI: accounts create, set-plan, keys create and migrate', async (t) => {
-  const env = await testEnv(t);
-  const created = await runCli(['accounts', 'create', '--email', 'Owner@Example.com', '--plan', 'business', '--name', 'Owner'], env);
-  assert.equal(created.code, 0, created.stderr);
-  const lines = created.stdout.trim().split('\n');
-  assert.equal(lines.length, 1);
-  const account = JSON.parse(lines[0]!);
-  assert.deepEqual(Object.keys(account).sort(), ['accountId', 'apiKey']);
-  assert.match(account.apiKey, /^lvk_[0-9A-Za-z]{40}$/);
-
-  const duplicate = await runCli(['accounts', 'create', '--email', 'owner@example.com', '--plan', 'free'], env);
-  assert.equal(duplicate.code, 1);
-  assert.match(duplicate.stderr, /already exists/);
-
-  const badPlan = await runCli(['accounts', 'create', '--email', 'x@example.com', '--plan', 'gold'], env);
-  assert.equal(badPlan.code, 1);
-  assert.match(badPlan.stderr, /--plan must be one of free, professional, business/);
-
-  assert.equal((await runCli(['accounts', 'set-plan', '--email', 'owner@example.com', '--plan', 'free'], env)).code, 0);
-  const missing = await runCli(['accounts', 'set-plan', '--email', 'ghost@example.com', '--plan', 'free'], env);
-  assert.equal(missing.code, 1);
-
-  const key = await runCli(['keys', 'create', '--email', 'owner@example.com', '--name', 'laptop'], env);
-  assert.equal(key.code, 0, key.stderr);
-  assert.match(JSON.parse(key.stdout).apiKey, /^lvk_/);
-
-  assert.equal((await runCli(['migrate'], env)).code, 0);
-  assert.equal((await runCli(['frobnicate'], env)).code, 1);
-
-  // The CLI's changes are what the server sees.
-  const server = await startServerProcess(t, env);
-  const response = await fetch(`${server.url}/api/api-keys`, { headers: { authorization: `Bearer ${account.apiKey}` } });
-  assert.equal(response.status, 403, 'the account was moved to the free plan');
-});
-
-test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
-  const env = await testEnv(t);
-  const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'drain@example.com', '--plan', 'business'], env)).stdout);
-  const server = await startServerProcess(t, env);
-  const body = JSON.stringify({ name: 'made during shutdown' });
-
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = http.request(`${server.url}/api/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+  test('loadConfig applies defaults and rejects every malformed variable', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(config.database.kind, 'sqlite');
+    assert.equal(config.storage.kind, 'local');
+    assert.equal(config.rateLimitPerMinute, 600);
+    assert.deepEqual(loadConfig({ STORAGE_URL: 's3://bucket-one?endpoint=http://127.0.0.1:9000&region=eu-west-1&forcePathStyle=true' }).storage, {
+      kind: 's3',
+      bucket: 'bucket-one',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
     });
-    request.on('error', reject);
-    request.write(body.slice(0, 5));
-    // The request is in flight (headers and part of the body sent) when the signal arrives.
-    setTimeout(() => {
-      server.child.kill('SIGTERM');
-      setTimeout(() => request.end(body.slice(5)), 300);
-    }, 200);
+    for (const env of [
+      { PUBLIC_URL: 'not a url' },
+      { REDIS_URL: 'http://x' },
+      { SMTP_URL: 'smtp' },
+      { PLATFORM_FEE_PERCENT: '101' },
+      { TRUST_PROXY: 'maybe' },
+      { RATE_LIMIT_PER_MINUTE: '0' },
+      { MAIL_FROM: 'nobody' },
+      { STORAGE_URL: 's3://x' },
+      { ALLOW_PRIVATE_WEBHOOKS: 'yes' },
+      { STRIPE_API_BASE: 'ftp://stripe' },
+    ]) {
+      assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
+    }
   });
 
-  const answered = await response;
-  assert.equal(answered.status, 200, answered.body);
-  assert.equal(JSON.parse(answered.body).api_key.name, 'made during shutdown');
-  assert.equal(await server.exited, 0);
+  test('CLI: accounts create, set-plan, keys create and migrate', async (t) => {
+    const env = await testEnv(t);
+    const created = await runCli(['accounts', 'create', '--email', 'Owner@Example.com', '--plan', 'business', '--name', 'Owner'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const lines = created.stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    const account = JSON.parse(lines[0]!);
+    assert.deepEqual(Object.keys(account).sort(), ['accountId', 'apiKey']);
+    assert.match(account.apiKey, /^lvk_[0-9A-Za-z]{40}$/);
+
+    const duplicate = await runCli(['accounts', 'create', '--email', 'owner@example.com', '--plan', 'free'], env);
+    assert.equal(duplicate.code, 1);
+    assert.match(duplicate.stderr, /already exists/);
+
+    const badPlan = await runCli(['accounts', 'create', '--email', 'x@example.com', '--plan', 'gold'], env);
+    assert.equal(badPlan.code, 1);
+    assert.match(badPlan.stderr, /--plan must be one of free, professional, business/);
+
+    assert.equal((await runCli(['accounts', 'set-plan', '--email', 'owner@example.com', '--plan', 'free'], env)).code, 0);
+    const missing = await runCli(['accounts', 'set-plan', '--email', 'ghost@example.com', '--plan', 'free'], env);
+    assert.equal(missing.code, 1);
+
+    const key = await runCli(['keys', 'create', '--email', 'owner@example.com', '--name', 'laptop'], env);
+    assert.equal(key.code, 0, key.stderr);
+    assert.match(JSON.parse(key.stdout).apiKey, /^lvk_/);
+
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    assert.equal((await runCli(['frobnicate'], env)).code, 1);
+
+    // The CLI's changes are what the server sees.
+    const server = await startServerProcess(t, env);
+    const response = await fetch(`${server.url}/api/api-keys`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    assert.equal(response.status, 403, 'the account was moved to the free plan');
+  });
+
+  test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
+    const env = await testEnv(t);
+    const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'drain@example.com', '--plan', 'business'], env)).stdout);
+    const server = await startServerProcess(t, env);
+    const body = JSON.stringify({ name: 'made during shutdown' });
+
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(
+        `${server.url}/api/api-keys`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      request.on('error', reject);
+      request.write(body.slice(0, 5));
+      // The request is in flight (headers and part of the body sent) when the signal arrives.
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => request.end(body.slice(5)), 300);
+      }, 200);
+    });
+
+    const answered = await response;
+    assert.equal(answered.status, 200, answered.body);
+    assert.equal(JSON.parse(answered.body).api_key.name, 'made during shutdown');
+    assert.equal(await server.exited, 0);
+  });
+
+  test('SIGTERM drains (readyz 503, requests still served), cuts an upload slower than the grace period, and exits 0 with a warning', async (t) => {
+    const env = await testEnv(t, { SHUTDOWN_DRAIN_SECONDS: '1', SHUTDOWN_GRACE_SECONDS: '1' });
+    const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'slow@example.com', '--plan', 'professional'], env)).stdout);
+    const server = await startServerProcess(t, env);
+    let log = '';
+    server.child.stdout.on('data', (chunk) => (log += chunk));
+
+    const boundary = 'linkvault-slow-upload';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.pdf"\r\n\r\n`;
+    const upload = http.request(`${server.url}/api/upload`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': Buffer.byteLength(head) + 10 * 1024 * 1024,
+      },
+    });
+    const cut = new Promise<string>((resolve) => {
+      upload.on('error', (error) => resolve(error.message));
+      upload.on('response', (response) => resolve(`answered ${response.statusCode}`));
+    });
+    upload.write(head);
+    upload.write(Buffer.alloc(64 * 1024, 0x61)); // and never the rest: slower than any grace period
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 503, 'draining: the balancer is told to stop sending work');
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200, 'draining: requests are still served');
+
+    assert.match(await cut, /socket hang up|ECONNRESET|closed/i, 'the upload is cut');
+    assert.equal(await server.exited, 0);
+    const lines = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    assert.ok(
+      lines.some((line) => line.level === 40 && /grace period over/.test(line.msg)),
+      'cutting is a warning',
+    );
+    assert.deepEqual(
+      lines.filter((line) => line.level >= 50),
+      [],
+      'nothing at error level',
+    );
+  });
 });

@@ -64,7 +64,7 @@ test('approval journey: the waiting page proceeds by itself once the owner appro
   await screenshot(page, 'approval-waiting');
 
   const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
-  await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' });
+  assert.equal((await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })).status, 200);
   await waitForPdf(page, 2); // no reload by the test: the page polls and continues
 
   const denied = await openPage(t);
@@ -73,7 +73,7 @@ test('approval journey: the waiting page proceeds by itself once the owner appro
   await denied.getByRole('button', { name: 'Request access' }).click();
   await denied.locator('#waiting').waitFor();
   const second = (await http.get(`/api/links/${id}/requests`)).body.requests.find((r: any) => r.email === 'frank@example.com');
-  await http.patch(`/api/links/${id}/requests/${second.id}`, { status: 'denied' });
+  assert.equal((await http.patch(`/api/links/${id}/requests/${second.id}`, { status: 'denied' })).status, 200);
   await denied.getByText('declined your request').waitFor({ timeout: 15_000 });
   await screenshot(denied, 'approval-denied');
 });
@@ -84,7 +84,7 @@ test('expired, deactivated and view-limit pages', async (t) => {
   const { http } = await app.createAccount('professional');
   const expiring = await createLink(http, 'x', 'x.txt', { expiration: '1h' });
   const deactivated = await createLink(http, 'x', 'x.txt');
-  await http.patch(`/api/links/${deactivated}/active`, { isActive: false });
+  assert.equal((await http.patch(`/api/links/${deactivated}/active`, { isActive: false })).status, 200);
   const capped = await createLink(http, 'x', 'x.txt', { maxViews: '1' });
   const page = await openPage(t);
 
@@ -105,7 +105,7 @@ test('expired, deactivated and view-limit pages', async (t) => {
   await screenshot(page, 'expired');
 });
 
-test('data room: the list of its links, each opening inside the room session', async (t) => {
+test('data room: the list of its links, each opening inside the room session with a view of its own', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const deck = await createLink(http, await makePdf(2), 'Deck.pdf');
@@ -120,14 +120,22 @@ test('data room: the list of its links, each opening inside the room session', a
   await page.getByRole('link', { name: /Series A/ }).click();
   await page.getByRole('link', { name: /Deck\.pdf/ }).click();
   await waitForPdf(page, 2);
-  const views = await app.runtime.database.db.selectFrom('links').select(['id', 'views']).where('id', 'in', [room, deck]).execute();
-  assert.deepEqual(Object.fromEntries(views.map((v) => [v.id, v.views])), { [room]: 1, [deck]: 0 }, 'one room session, one view');
+  const views = await app.runtime.database.db.selectFrom('links').select(['id', 'views']).where('id', 'in', [room, deck, model]).execute();
+  assert.deepEqual(
+    Object.fromEntries(views.map((v) => [v.id, v.views])),
+    { [room]: 1, [deck]: 1, [model]: 1 },
+    'one room session, one view; each link opened in it counts its own',
+  );
 });
 
 test('preview: the server sends N pages and the page says "Preview: N of M pages"', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
-  const id = await createLink(http, await makePdf(5), 'Report.pdf', { previewPages: '2', hasWatermark: '1', bookingUrl: 'https://cal.example.com/me' });
+  const id = await createLink(http, await makePdf(5), 'Report.pdf', {
+    previewPages: '2',
+    hasWatermark: '1',
+    bookingUrl: 'https://cal.example.com/me',
+  });
   const page = await openPage(t);
   await page.goto(`${app.url}/v/${id}`);
   await waitForPdf(page, 2);

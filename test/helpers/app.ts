@@ -80,6 +80,8 @@ export async function testEnv(t: TestContext, overrides: Record<string, string> 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     MASTER_KEY: randomBytes(32).toString('base64'),
     REDIS_PREFIX: `lvtest:${randomBytes(4).toString('hex')}:`,
+    // A test server stops at once; the shutdown test sets its own drain.
+    SHUTDOWN_DRAIN_SECONDS: '0',
   };
   if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = await isolatedPostgresUrl(t, process.env.TEST_DATABASE_URL);
   if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;
@@ -87,10 +89,7 @@ export async function testEnv(t: TestContext, overrides: Record<string, string> 
 }
 
 /** Builds the real app over a fresh database and listens on a random loopback port. */
-export async function startApp(
-  t: TestContext,
-  options: { env?: Record<string, string>; clock?: () => number } = {},
-): Promise<TestApp> {
+export async function startApp(t: TestContext, options: { env?: Record<string, string>; clock?: () => number } = {}): Promise<TestApp> {
   // Registered before testEnv's hooks, which run after it (in order): the app flushes and
   // closes while its database schema still exists.
   let close = async () => {};

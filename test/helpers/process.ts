@@ -4,11 +4,17 @@ import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/linkvault.js');
+/** The CLI runs src/ through tsx, never a dist/ build that may predate the code under test. */
+const FROM_SOURCE = { LINKVAULT_FROM_SOURCE: '1' };
 
-/** Runs the CLI to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `node <args>` to completion, with `env` over this process's environment. */
+export function runNode(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -18,10 +24,13 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-/** Starts `linkvault serve` in a child process and resolves once it listens. Killed after the test. */
-export async function startServerProcess(t: TestContext, env: Record<string, string>) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+/** Runs the CLI (from source) to completion. */
+export const runCli = (args: string[], env: Record<string, string>) => runNode([CLI, ...args], { ...env, ...FROM_SOURCE });
+
+/** Starts `linkvault serve` (or `node ...args`) in a child process and resolves once it listens. Killed after the test. */
+export async function startServerProcess(t: TestContext, env: Record<string, string>, args = [CLI, 'serve']) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info', ...FROM_SOURCE },
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   t.after(() => {

@@ -77,7 +77,11 @@ export async function startStripeStandIn(t: TestContext) {
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? webhookSecret });
     const response = await fetch(webhookUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': signature,
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
       body: options.tamper ? options.tamper(payload) : payload,
     });
     await response.arrayBuffer();
@@ -139,10 +143,13 @@ export async function startStripeStandIn(t: TestContext) {
     }
     if (method === 'GET' && (match = /^\/v1\/accounts\/([^/]+)$/.exec(path))) {
       const account = accounts.get(decodeURIComponent(match[1]!));
-      return account ? { status: 200, body: account } : stripeError(404, `No such account: '${match[1]}'`, { code: 'resource_missing', param: 'account' });
+      return account
+        ? { status: 200, body: account }
+        : stripeError(404, `No such account: '${match[1]}'`, { code: 'resource_missing', param: 'account' });
     }
     if (method === 'POST' && path === '/v1/account_links') {
-      if (!accounts.has(params.account)) return stripeError(400, `No such account: '${params.account}'`, { code: 'resource_missing', param: 'account' });
+      if (!accounts.has(params.account))
+        return stripeError(400, `No such account: '${params.account}'`, { code: 'resource_missing', param: 'account' });
       for (const field of ['refresh_url', 'return_url', 'type']) {
         if (!params[field]) return stripeError(400, `Missing required param: ${field}.`, { code: 'parameter_missing', param: field });
       }
@@ -156,7 +163,9 @@ export async function startStripeStandIn(t: TestContext) {
       }
       const destination = params.payment_intent_data?.transfer_data?.destination;
       if (destination && !accounts.get(destination)?.charges_enabled) {
-        return stripeError(400, `The destination account ${destination} cannot accept charges.`, { param: 'payment_intent_data[transfer_data][destination]' });
+        return stripeError(400, `The destination account ${destination} cannot accept charges.`, {
+          param: 'payment_intent_data[transfer_data][destination]',
+        });
       }
       const item = params.line_items[0];
       const amount = Number(item.price_data.unit_amount) * Number(item.quantity ?? 1);
@@ -189,7 +198,9 @@ export async function startStripeStandIn(t: TestContext) {
     }
     if (method === 'GET' && (match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
       const session = sessions.get(decodeURIComponent(match[1]!));
-      return session ? { status: 200, body: session } : stripeError(404, `No such checkout.session: '${match[1]}'`, { code: 'resource_missing', param: 'session' });
+      return session
+        ? { status: 200, body: session }
+        : stripeError(404, `No such checkout.session: '${match[1]}'`, { code: 'resource_missing', param: 'session' });
     }
     return stripeError(404, `Unrecognized request URL (${method}: ${path}).`);
   }
@@ -230,23 +241,35 @@ export async function startStripeStandIn(t: TestContext) {
       const body = Buffer.concat(chunks).toString('utf8');
       let answer: Answer;
       if (url.pathname.startsWith('/v1/')) {
-        answer = request.headers.authorization !== `Bearer ${secretKey}`
-          ? stripeError(401, 'Invalid API Key provided')
-          : api(method, url.pathname, parseStripeForm(method === 'GET' ? url.search.slice(1) : body));
+        answer =
+          request.headers.authorization !== `Bearer ${secretKey}`
+            ? stripeError(401, 'Invalid API Key provided')
+            : api(method, url.pathname, parseStripeForm(method === 'GET' ? url.search.slice(1) : body));
       } else {
         answer = await page(method, url.pathname).catch((error: Error) => ({ status: 500, html: `<p>${error.message}</p>` }));
       }
       if ('location' in answer) response.writeHead(answer.status, { location: answer.location }).end();
-      else if ('html' in answer) response.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Stripe stand-in</title>${answer.html}`);
-      else response.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req') }).end(JSON.stringify(answer.body));
+      else if ('html' in answer)
+        response
+          .writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><title>Stripe stand-in</title>${answer.html}`);
+      // Stripe's own header telling the SDK whether to retry: the stand-in's answers are final, so
+      // a test that provokes an error waits for no SDK retries (with backoff) before it sees it.
+      else
+        response
+          .writeHead(answer.status, { 'content-type': 'application/json', 'request-id': id('req'), 'stripe-should-retry': 'false' })
+          .end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  t.after(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections(); // the SDK keeps connections alive
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // the SDK keeps connections alive
+      }),
+  );
 
   return {
     url: baseUrl,
@@ -309,6 +332,11 @@ export async function sellerWithPaidLink(
   await owner.http.post('/api/stripe/connect');
   const { account_id: stripeAccountId } = (await owner.http.get('/api/stripe/connect-status')).body;
   stripe.setChargesEnabled(stripeAccountId, true);
-  const linkId = await createLink(owner.http, content, fileName, { requirePaymentToDownload: '1', downloadPrice: '1200', downloadCurrency: 'eur', ...fields });
+  const linkId = await createLink(owner.http, content, fileName, {
+    requirePaymentToDownload: '1',
+    downloadPrice: '1200',
+    downloadCurrency: 'eur',
+    ...fields,
+  });
   return { owner, stripeAccountId: stripeAccountId as string, linkId };
 }

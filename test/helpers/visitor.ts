@@ -2,7 +2,10 @@
 export class VisitorClient {
   private readonly cookies = new Map<string, { name: string; value: string; path: string }>();
 
-  constructor(private readonly baseUrl: string, private readonly headers: Record<string, string> = {}) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   private cookieHeader(path: string): string {
     return [...this.cookies.values()]
@@ -15,7 +18,11 @@ export class VisitorClient {
     for (const header of response.headers.getSetCookie()) {
       const [pair, ...attributes] = header.split(';');
       const [name, value] = pair!.split('=');
-      const path = attributes.map((a) => a.trim()).find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
+      const path =
+        attributes
+          .map((a) => a.trim())
+          .find((a) => a.toLowerCase().startsWith('path='))
+          ?.slice(5) ?? '/';
       this.cookies.set(`${name}@${path}`, { name: name!.trim(), value: value ?? '', path });
     }
   }

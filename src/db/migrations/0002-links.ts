@@ -36,11 +36,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // Listing: newest first within an account and tab (active vs expired is a comparison on expires_at).
   // Covers the tab filter too, so skipping to the last page never touches the table.
-  await db.schema
-    .createIndex('links_account_created_idx')
-    .on('links')
-    .columns(['account_id', 'created_at', 'id', 'expires_at'])
-    .execute();
+  await db.schema.createIndex('links_account_created_idx').on('links').columns(['account_id', 'created_at', 'id', 'expires_at']).execute();
   await db.schema.createIndex('links_expires_idx').on('links').columns(['expires_at']).execute();
 
   await db.schema

@@ -39,12 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('links').addColumn('expiry_noticed_at', 'bigint').execute();
   // Links that expired before this release are not news: no burst of stale notifications.
   await sql`update links set expiry_noticed_at = expires_at where expires_at <= ${Date.now()}`.execute(db);
-  await db.schema
-    .createIndex('links_expiry_pending_idx')
-    .on('links')
-    .column('expires_at')
-    .where(sql.ref('expiry_noticed_at'), 'is', null)
-    .execute();
+  await db.schema.createIndex('links_expiry_pending_idx').on('links').column('expires_at').where(sql.ref('expiry_noticed_at'), 'is', null).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -8,6 +8,9 @@ import * as portalsAndTemplates from './0006-portals-templates.js';
 import * as payments from './0007-payments.js';
 import * as analytics from './0008-analytics.js';
 import * as lapsedAccess from './0009-lapsed-access.js';
+import * as verifiedDomains from './0010-verified-domains.js';
+import * as purchaseTokens from './0011-purchase-tokens.js';
+import * as jobs from './0012-jobs.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +23,9 @@ const migrations: Record<string, Migration> = {
   '0007-payments': payments,
   '0008-analytics': analytics,
   '0009-lapsed-access': lapsedAccess,
+  '0010-verified-domains': verifiedDomains,
+  '0011-purchase-tokens': purchaseTokens,
+  '0012-jobs': jobs,
 };
 
 export const migrationProvider: MigrationProvider = {

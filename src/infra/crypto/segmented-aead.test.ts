@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
-import { once } from 'node:events';
 import { Readable, type Transform } from 'node:stream';
 import { test } from 'node:test';
 import { sha256 } from '../../../test/helpers/files.js';
@@ -34,7 +33,7 @@ function run(transform: Transform, chunks: Buffer[]): Promise<{ output: Buffer; 
 
 function randomChunks(data: Buffer, maxChunk = 200_000): Buffer[] {
   const chunks: Buffer[] = [];
-  for (let offset = 0; offset < data.length; ) {
+  for (let offset = 0; offset < data.length;) {
     const size = randomInt(1, maxChunk + 1);
     chunks.push(data.subarray(offset, offset + size));
     offset += size;
@@ -61,7 +60,14 @@ async function decrypt(key: FileKey, ciphertext: Buffer, options: DecryptOptions
 
 test('sizes: one tag per 64 KiB segment, one empty segment for an empty file', () => {
   assert.equal(CIPHER_SEGMENT_SIZE, 65552);
-  const expected: [number, number][] = [[0, 16], [1, 17], [S - 1, S + 15], [S, S + 16], [S + 1, S + 33], [3 * S, 3 * S + 48]];
+  const expected: [number, number][] = [
+    [0, 16],
+    [1, 17],
+    [S - 1, S + 15],
+    [S, S + 16],
+    [S + 1, S + 33],
+    [3 * S, 3 * S + 48],
+  ];
   for (const [plain, cipher] of expected) {
     assert.equal(ciphertextSize(plain), cipher);
     assert.equal(plaintextSize(cipher), plain);
@@ -102,8 +108,18 @@ test('every kind of range decrypts to the plaintext slice from only its segments
     const { ciphertext } = await encrypt(key, plaintext);
     const last = size - 1;
     const ranges: [number, number][] = [
-      [0, 0], [last, last], [0, last], [10, 100], [S - 6, S + 9], [S - 1, S], [S, 2 * S - 1],
-      [S, S], [2 * S - 1, 2 * S], [1, 3 * S - 2], [2 * S, last], [randomInt(0, size), last],
+      [0, 0],
+      [last, last],
+      [0, last],
+      [10, 100],
+      [S - 6, S + 9],
+      [S - 1, S],
+      [S, 2 * S - 1],
+      [S, S],
+      [2 * S - 1, 2 * S],
+      [1, 3 * S - 2],
+      [2 * S, last],
+      [randomInt(0, size), last],
     ];
     for (const [start, end] of ranges.filter(([start, end]) => start <= end && end <= last)) {
       const range = segmentRangeFor(size, start, end);
@@ -130,7 +146,15 @@ test('one flipped byte anywhere fails decryption, after only the segments before
   const key = newFileKey();
   const plaintext = randomBytes(3 * S + 100);
   const { ciphertext } = await encrypt(key, plaintext);
-  const positions = [0, 5000, CIPHER_SEGMENT_SIZE - 1, CIPHER_SEGMENT_SIZE, 2 * CIPHER_SEGMENT_SIZE + 17, ciphertext.length - 17, ciphertext.length - 1];
+  const positions = [
+    0,
+    5000,
+    CIPHER_SEGMENT_SIZE - 1,
+    CIPHER_SEGMENT_SIZE,
+    2 * CIPHER_SEGMENT_SIZE + 17,
+    ciphertext.length - 17,
+    ciphertext.length - 1,
+  ];
   for (const position of positions) {
     const tampered = Buffer.from(ciphertext);
     tampered[position]! ^= 0x01;

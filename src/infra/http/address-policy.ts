@@ -1,4 +1,4 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 
 /**
  * Which IP addresses an outgoing request to a user-given URL may reach: public unicast
@@ -67,3 +67,28 @@ export function isPublicAddress(address: string): boolean {
   if ((words[0]! & 0xe000) !== 0x2000) return false;
   return !refusedGlobalIpv6.check(address.split('%')[0]!, 'ipv6');
 }
+
+/**
+ * A host a user typed (a name, or an IP literal in any notation), as a URL parser reads it:
+ * names lower-cased and IDNA-mapped without trailing dots, IP literals canonical and without
+ * brackets, so 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 all come out as 127.0.0.1 (which
+ * is what the system resolver would connect to). Null when the text is not a bare host.
+ */
+export function canonicalHost(text: string): string | null {
+  const trimmed = text.trim();
+  const inner = trimmed.startsWith('[') && trimmed.endsWith(']') ? trimmed.slice(1, -1) : trimmed;
+  if (isIPv6(inner)) {
+    // A zone id (fe80::1%eth0) is no URL syntax; isPublicAddress reads the part before it.
+    return URL.canParse(`http://[${inner}]`) ? new URL(`http://[${inner}]`).hostname.slice(1, -1) : inner.toLowerCase();
+  }
+  // Anything that would make the URL parser read a port, credentials or a path instead.
+  if (/[\s/\\?#@:[\]]/.test(inner) || !URL.canParse(`http://${inner}`)) return null;
+  const host = new URL(`http://${inner}`).hostname.replace(/\.+$/, '');
+  return host === '' ? null : host;
+}
+
+/** Is `host` (canonical, see canonicalHost) an IP literal rather than a name? */
+export const isIpLiteral = (host: string): boolean => isIP(host.split('%')[0]!) !== 0;
+
+/** localhost and *.localhost name this machine whatever DNS says (RFC 6761). */
+export const isLocalhostName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost');

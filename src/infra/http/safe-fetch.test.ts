@@ -19,15 +19,54 @@ async function startServer(t: TestContext, handler: http.RequestListener) {
 
 test('only public unicast addresses pass, IPv4 and IPv6 alike', () => {
   const refused = [
-    '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '169.254.0.1',
-    '100.64.0.1', '100.100.100.200', '0.0.0.0', '224.0.0.251', '239.255.255.250', '255.255.255.255', '240.0.0.1', '198.18.0.1',
-    '192.0.2.10', '203.0.113.9',
-    '::', '::1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '2001:db8::1', '64:ff9b::7f00:1', '::7f00:1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '0:0:0:0:0:ffff:a9fe:a9fe', '2002:7f00:1::1',
-    'not an ip', 'localhost',
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '169.254.0.1',
+    '100.64.0.1',
+    '100.100.100.200',
+    '0.0.0.0',
+    '224.0.0.251',
+    '239.255.255.250',
+    '255.255.255.255',
+    '240.0.0.1',
+    '198.18.0.1',
+    '192.0.2.10',
+    '203.0.113.9',
+    '::',
+    '::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fc00::1',
+    'fd00:ec2::254',
+    'ff02::1',
+    '2001:db8::1',
+    '64:ff9b::7f00:1',
+    '::7f00:1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '0:0:0:0:0:ffff:a9fe:a9fe',
+    '2002:7f00:1::1',
+    'not an ip',
+    'localhost',
   ];
   for (const address of refused) assert.equal(isPublicAddress(address), false, address);
-  const allowed = ['1.1.1.1', '8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8'];
+  const allowed = [
+    '1.1.1.1',
+    '8.8.8.8',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:8.8.8.8',
+  ];
   for (const address of allowed) assert.equal(isPublicAddress(address), true, address);
 });
 
@@ -53,7 +92,10 @@ test('a host name resolving to loopback is refused when connecting', async (t) =
   const server = await startServer(t, (_request, response) => response.end('ok'));
   const port = new URL(server.url).port;
   const client = createSafeHttpClient({ allowPrivateAddresses: false });
-  await assert.rejects(client.postJson(`https://localhost:${port}/hook`, {}), /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
+  await assert.rejects(
+    client.postJson(`https://localhost:${port}/hook`, {}),
+    /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/,
+  );
   assert.equal(server.hits.length, 0);
 });
 
@@ -68,7 +110,10 @@ test('the check runs on the addresses the socket will use (DNS rebinding fails)'
   await assert.rejects(resolve(true), RefusedDestinationError);
 
   // One private address among public ones is enough to refuse the name.
-  const mixed: Resolver = async () => [{ address: '8.8.8.8', family: 4 }, { address: '10.1.2.3', family: 4 }];
+  const mixed: Resolver = async () => [
+    { address: '8.8.8.8', family: 4 },
+    { address: '10.1.2.3', family: 4 },
+  ];
   await assert.rejects(
     new Promise((done, fail) => guardedLookup(mixed)('mixed.example', { all: true }, (error, address) => (error ? fail(error) : done(address)))),
     /10\.1\.2\.3/,

@@ -13,9 +13,7 @@ export class RefusedDestinationError extends Error {
 export type Resolver = (hostname: string, family: number) => Promise<LookupAddress[]>;
 
 const systemResolver: Resolver = (hostname, family) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, family }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
-  );
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, family }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
 /**
  * A `lookup` for net.connect that refuses a host when any of its addresses is not public.

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fsp from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { test, type TestContext } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { testEnv } from '../../../test/helpers/app.js';
-import { loadConfig } from '../../config.js';
-import { openDatabase, type DatabaseHandle } from '../../db/kysely.js';
+import { openTestDatabase } from '../../../test/helpers/database.js';
+import { selfSignedCertificate } from '../../../test/helpers/certificates.js';
+import { mailerOnJobRunner } from '../../../test/helpers/mailer.js';
 import { insertAccount } from '../../modules/accounts/accounts.repo.js';
-import { createMailer, type MailerDeps, type MailLog } from './mailer.js';
-import { claimDueMail, insertMail, listMail, markFailed } from './outbox.repo.js';
+import { listJobs } from '../jobs/index.js';
+import { MAIL_JOB, type MailerDeps, type MailLog } from './mailer.js';
+import { listMail } from './outbox.repo.js';
 import { transportSettingsFromUrl, type MailTransportSettings } from './transport.js';
 
 const FROM = 'linkvault <no-reply@linkvault.test>';
@@ -94,22 +90,6 @@ async function startSmtp(
   };
 }
 
-/** A fresh database (SQLite file, or a PostgreSQL schema when TEST_DATABASE_URL is set) and a way to open it again. */
-async function openTestDatabase(t: TestContext): Promise<{ handle: DatabaseHandle; reopen(): Promise<DatabaseHandle> }> {
-  const handles: DatabaseHandle[] = [];
-  // Registered before testEnv's own cleanup so connections close before the schema or file goes.
-  t.after(() => Promise.all(handles.map((handle) => handle.close())));
-  const config = loadConfig(await testEnv(t)).database;
-  const reopen = async () => {
-    const handle = openDatabase(config);
-    handles.push(handle);
-    return handle;
-  };
-  const handle = await reopen();
-  await handle.migrate();
-  return { handle, reopen };
-}
-
 function recordingLog(): MailLog & { entries: { level: string; obj: object; msg?: string }[] } {
   const entries: { level: string; obj: object; msg?: string }[] = [];
   return {
@@ -120,38 +100,32 @@ function recordingLog(): MailLog & { entries: { level: string; obj: object; msg?
   };
 }
 
-async function setup(t: TestContext, deps: Partial<MailerDeps> = {}) {
+async function setup(t: TestContext, deps: Partial<Omit<MailerDeps, 'jobs'>> = {}) {
   const { handle, reopen } = await openTestDatabase(t);
   const log = recordingLog();
   const clock = { now: 1_700_000_000_000 };
-  const mailer = createMailer({ db: handle.db, clock: () => clock.now, log, systemTransport: null, ...deps });
-  t.after(() => mailer.stop());
-  return { db: handle.db, reopen, log, clock, mailer };
+  const { mailer, jobs } = mailerOnJobRunner(t, { db: handle.db, clock: () => clock.now, log, systemTransport: null, ...deps });
+  return { db: handle.db, reopen, log, clock, mailer, jobs };
 }
 
 const smtpUrl = (port: number, extra = '') => `smtp://127.0.0.1:${port}${extra}`;
 
-async function selfSignedCertificate(t: TestContext): Promise<{ key: string; cert: string } | undefined> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'linkvault-cert-'));
-  t.after(() => fsp.rm(dir, { recursive: true, force: true }));
-  const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  try {
-    await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
-    ]);
-  } catch {
-    return undefined;
-  }
-  return { key: await fsp.readFile(keyFile, 'utf8'), cert: await fsp.readFile(certFile, 'utf8') };
-}
-
 test('transportSettingsFromUrl reads ports, TLS mode and encoded credentials', () => {
   assert.deepEqual(transportSettingsFromUrl('smtp://mail.example.com', FROM), {
-    host: 'mail.example.com', port: 587, secure: false, requireTLS: false, from: FROM,
+    host: 'mail.example.com',
+    port: 587,
+    secure: false,
+    requireTLS: false,
+    from: FROM,
   });
   assert.deepEqual(transportSettingsFromUrl('smtps://us%40r:p%40ss%3Aw%2Frd@[::1]?tls=insecure', FROM), {
-    host: '::1', port: 465, secure: true, requireTLS: false, user: 'us@r', pass: 'p@ss:w/rd', from: FROM,
+    host: '::1',
+    port: 465,
+    secure: true,
+    requireTLS: false,
+    user: 'us@r',
+    pass: 'p@ss:w/rd',
+    from: FROM,
     tls: { rejectUnauthorized: false },
   });
   const required = transportSettingsFromUrl('smtp://u:p@h:2525?starttls=required', FROM);
@@ -167,20 +141,37 @@ test('an enqueued message is delivered with from, subject, text and html', async
   const systemTransport = transportSettingsFromUrl(smtpUrl(smtp.port).replace('//', '//mailer:s%40cret@'), FROM);
   const { db, mailer, log, clock } = await setup(t, { systemTransport });
 
-  const id = await mailer.enqueue({ to: 'viewer@example.com', subject: 'Your code\r\nBcc: x@evil.test', text: 'Code 123456', html: '<p>Code <b>123456</b></p>' });
-  assert.deepEqual((await listMail(db)).map((row) => [row.id, row.status]), [[id, 'pending']]);
+  const id = await mailer.enqueue({
+    to: 'viewer@example.com',
+    subject: 'Your code\r\nBcc: x@evil.test',
+    text: 'Code 123456',
+    html: '<p>Code <b>123456</b></p>',
+  });
+  assert.deepEqual(
+    (await listMail(db)).map((row) => [row.id, row.status]),
+    [[id, 'pending']],
+  );
   assert.equal(await mailer.drain(), 1);
 
   assert.equal(smtp.received.length, 1);
   assert.deepEqual(smtp.received[0], {
-    from: FROM, to: 'viewer@example.com', subject: 'Your code Bcc: x@evil.test', text: 'Code 123456',
-    html: '<p>Code <b>123456</b></p>', secure: false, user: 'mailer',
+    from: FROM,
+    to: 'viewer@example.com',
+    subject: 'Your code Bcc: x@evil.test',
+    text: 'Code 123456',
+    html: '<p>Code <b>123456</b></p>',
+    secure: false,
+    user: 'mailer',
   });
   assert.deepEqual(smtp.passwords, ['s@cret']);
   const [row] = await listMail(db, { status: 'sent' });
   assert.equal(row?.attempts, 1);
   assert.equal(row?.sent_at, clock.now);
-  assert.equal(row?.locked_until, null);
+  const [job] = await listJobs(db);
+  assert.deepEqual(
+    [job?.kind, job?.status, job?.attempts, job?.lease_until, JSON.parse(job?.payload ?? '')],
+    [MAIL_JOB, 'done', 1, null, { mailId: id }],
+  );
   assert.equal(await mailer.drain(), 0);
   assert.deepEqual(log.entries, []);
   await assert.rejects(mailer.enqueue({ to: 'a@example.com, b@example.com', subject: 's', text: 't' }), TypeError);
@@ -208,8 +199,16 @@ test('enqueue joins the caller transaction: a rollback leaves no message', async
     }),
     /abort/,
   );
-  await db.transaction().execute((trx) => mailer.enqueue({ to: 'viewer@example.com', subject: 'kept', text: 't' }, trx));
-  assert.deepEqual((await listMail(db)).map((row) => row.subject), ['kept']);
+  const kept = await db.transaction().execute((trx) => mailer.enqueue({ to: 'viewer@example.com', subject: 'kept', text: 't' }, trx));
+  assert.deepEqual(
+    (await listMail(db)).map((row) => row.subject),
+    ['kept'],
+  );
+  assert.deepEqual(
+    (await listJobs(db)).map((job) => JSON.parse(job.payload)),
+    [{ mailId: kept }],
+    'the job went with its message',
+  );
 });
 
 test('a refusing server gets retries with exponential backoff until it accepts', async (t) => {
@@ -238,7 +237,10 @@ test('a refusing server gets retries with exponential backoff until it accepts',
   assert.equal(row?.attempts, 3);
   assert.equal(row?.last_error, null);
   assert.equal(smtp.received.length, 1);
-  assert.deepEqual(log.entries.map((entry) => entry.level), ['warn', 'warn']);
+  assert.deepEqual(
+    log.entries.map((entry) => entry.level),
+    ['warn', 'warn'],
+  );
 });
 
 test('a server not listening yet is retried and gets the message once it is up', async (t) => {
@@ -272,13 +274,16 @@ test('after maxAttempts the message is failed, logged as an error, without the S
   assert.equal(row?.status, 'failed');
   assert.equal(row?.attempts, 3);
   assert.match(row?.last_error ?? '', /try again later/);
-  assert.deepEqual(log.entries.map((entry) => entry.level), ['warn', 'warn', 'error']);
+  assert.deepEqual(
+    log.entries.map((entry) => entry.level),
+    ['warn', 'warn', 'error'],
+  );
   assert.ok(smtp.passwords.includes('hunter2-secret'));
   assert.doesNotMatch(JSON.stringify(log.entries), /hunter2/);
 });
 
 test('STARTTLS and implicit TLS to servers with a self-signed certificate', async (t) => {
-  const certificate = await selfSignedCertificate(t);
+  const certificate = await selfSignedCertificate(t, 'localhost', ['DNS:localhost', 'IP:127.0.0.1']);
   if (!certificate) return t.skip('openssl is not available');
   const starttls = await startSmtp(t, { tls: certificate });
   const implicit = await startSmtp(t, { tls: certificate, secure: true });
@@ -290,6 +295,7 @@ test('STARTTLS and implicit TLS to servers with a self-signed certificate', asyn
   const byAccount = new Map<number, MailTransportSettings>();
   const { db, mailer } = await setup(t, {
     systemTransport: transportSettingsFromUrl(smtpUrl(starttls.port), FROM),
+    allowPrivateAccountSmtp: true, // the test servers listen on loopback
     accountTransport: async (accountId) => byAccount.get(accountId) ?? null,
   });
   const accountIds: number[] = [];
@@ -307,56 +313,46 @@ test('STARTTLS and implicit TLS to servers with a self-signed certificate', asyn
   await mailer.drain();
 
   const pending = await listMail(db, { status: 'pending' });
-  assert.deepEqual(pending.map((row) => row.subject), ['unverified'], 'an unknown certificate is refused by default');
+  assert.deepEqual(
+    pending.map((row) => row.subject),
+    ['unverified'],
+    'an unknown certificate is refused by default',
+  );
   assert.match(pending[0]?.last_error ?? '', /self[- ]signed|certificate/i);
-  assert.deepEqual(starttls.received.map((mail) => [mail.subject, mail.secure]).sort(), [['tls 0', true], ['tls 1', true]]);
-  assert.deepEqual(implicit.received.map((mail) => [mail.subject, mail.secure]), [['tls 2', true]]);
+  assert.deepEqual(starttls.received.map((mail) => [mail.subject, mail.secure]).sort(), [
+    ['tls 0', true],
+    ['tls 1', true],
+  ]);
+  assert.deepEqual(
+    implicit.received.map((mail) => [mail.subject, mail.secure]),
+    [['tls 2', true]],
+  );
 });
 
 test('two replicas draining one outbox deliver each message exactly once', async (t) => {
   const smtp = await startSmtp(t);
   // Both on the real clock: replicas whose clocks differ by more than the lease would take over each other's leases.
   const { db, reopen, mailer } = await setup(t, { clock: Date.now, systemTransport: transportSettingsFromUrl(smtpUrl(smtp.port), FROM) });
-  const replica = createMailer({
-    db: (await reopen()).db, clock: Date.now, log: recordingLog(),
+  const { mailer: replica } = mailerOnJobRunner(t, {
+    db: reopen().db,
+    clock: Date.now,
+    log: recordingLog(),
     systemTransport: transportSettingsFromUrl(smtpUrl(smtp.port), FROM),
   });
-  t.after(() => replica.stop());
 
   const count = 24;
   for (let index = 0; index < count; index++) {
     await mailer.enqueue({ to: `viewer${index}@example.com`, subject: `message ${index}`, text: 't' });
   }
   const handled = await Promise.all([mailer.drain(), replica.drain(), mailer.drain(), replica.drain()]);
-  assert.equal(handled.reduce((sum, value) => sum + value, 0), count);
+  assert.equal(
+    handled.reduce((sum, value) => sum + value, 0),
+    count,
+  );
   assert.equal(smtp.received.length, count);
   assert.equal(new Set(smtp.received.map((mail) => mail.subject)).size, count);
   const rows = await listMail(db);
   assert.ok(rows.every((row) => row.status === 'sent' && row.attempts === 1));
-});
-
-test('concurrent claims from two connections never hand out the same row', async (t) => {
-  const { handle, reopen } = await openTestDatabase(t);
-  const other = await reopen();
-  for (let index = 0; index < 10; index++) {
-    await insertMail(handle.db, { accountId: null, to: 'v@example.com', subject: `m${index}`, text: 't', html: null }, 1_000);
-  }
-  const claims = await Promise.all(
-    Array.from({ length: 30 }, (_, index) => claimDueMail(index % 2 === 0 ? handle.db : other.db, 2_000, 60_000)),
-  );
-  const ids = claims.flatMap((row) => (row ? [row.id] : []));
-  assert.equal(ids.length, 10);
-  assert.equal(new Set(ids).size, 10);
-  assert.equal(await claimDueMail(other.db, 2_000 + 59_999, 60_000), undefined, 'leased rows stay taken');
-  const takenOver = await claimDueMail(other.db, 2_000 + 60_001, 60_000);
-  assert.ok(takenOver, 'an expired lease is taken over');
-
-  const firstClaim = claims.find((row) => row?.id === takenOver.id)!;
-  await markFailed(handle.db, firstClaim, 'late failure from the first holder');
-  const row = (await listMail(handle.db)).find((mail) => mail.id === takenOver.id);
-  assert.equal(row?.status, 'pending');
-  assert.equal(row?.locked_until, takenOver.locked_until, 'a stale holder cannot fail a row another replica holds');
-  assert.equal(row?.attempts, 2);
 });
 
 test("an account's own SMTP settings override the system transport", async (t) => {
@@ -366,6 +362,7 @@ test("an account's own SMTP settings override the system transport", async (t) =
   let withOwn = 0;
   const { db, mailer } = await setup(t, {
     systemTransport: transportSettingsFromUrl(smtpUrl(system.port), FROM),
+    allowPrivateAccountSmtp: true, // the test servers listen on loopback
     accountTransport: async (accountId) => (accountId === withOwn ? ownSettings : null),
   });
   withOwn = await insertAccount(db, { email: 'own@example.com', name: null, plan: 'business', createdAt: 1 });
@@ -375,7 +372,10 @@ test("an account's own SMTP settings override the system transport", async (t) =
   await mailer.enqueue({ to: 'b@example.com', subject: 'account without SMTP', text: 't', accountId: plain });
   await mailer.enqueue({ to: 'c@example.com', subject: 'no account', text: 't' });
   assert.equal(await mailer.drain(), 3);
-  assert.deepEqual(own.received.map((mail) => [mail.subject, mail.from]), [['own', 'Acme <docs@acme.test>']]);
+  assert.deepEqual(
+    own.received.map((mail) => [mail.subject, mail.from]),
+    [['own', 'Acme <docs@acme.test>']],
+  );
   assert.deepEqual(system.received.map((mail) => mail.subject).sort(), ['account without SMTP', 'no account']);
 });
 
@@ -389,13 +389,14 @@ test('the loop sends right after enqueue, and a hanging server holds up only its
   const hangingSettings = transportSettingsFromUrl(smtpUrl((hanging.address() as net.AddressInfo).port), FROM);
 
   let slowAccount = 0;
-  const { db, mailer } = await setup(t, {
+  const { db, mailer, jobs } = await setup(t, {
     clock: Date.now,
     systemTransport: transportSettingsFromUrl(smtpUrl(fast.port), FROM),
+    allowPrivateAccountSmtp: true, // the test servers listen on loopback
     accountTransport: async (accountId) => (accountId === slowAccount ? hangingSettings : null),
   });
   slowAccount = await insertAccount(db, { email: 'slow@example.com', name: null, plan: 'business', createdAt: 1 });
-  mailer.start();
+  jobs.start();
 
   await mailer.enqueue({ to: 'a@example.com', subject: 'stuck', text: 't', accountId: slowAccount });
   await mailer.enqueue({ to: 'b@example.com', subject: 'fast 1', text: 't' });
@@ -407,7 +408,7 @@ test('the loop sends right after enqueue, and a hanging server holds up only its
   // Refuse with a reply rather than dropping the socket: nodemailer leaves its greeting timer running
   // after an unexpected close, which would keep the test process alive for 10 s.
   for (const socket of sockets) socket.end('421 too busy\r\n');
-  await mailer.stop();
+  await jobs.stop();
   const stuck = await listMail(db, { to: 'a@example.com' });
   assert.equal(stuck[0]?.status, 'pending');
   assert.ok(stuck[0]?.last_error, 'the broken connection was recorded for a retry');

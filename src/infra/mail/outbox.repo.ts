@@ -1,6 +1,6 @@
-import { type ExpressionBuilder, PostgresAdapter } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import type { Database, MailOutboxRow, MailStatus } from '../../db/types.js';
+import type { FailedAttemptRecord } from '../jobs/index.js';
+import type { MailOutboxRow, MailStatus } from '../../db/types.js';
 
 export interface NewOutboxMail {
   accountId: number | null;
@@ -14,15 +14,6 @@ export interface OutboxFilter {
   status?: MailStatus;
   to?: string;
   accountId?: number;
-}
-
-/** A row a dispatcher may take: still pending, due, and not leased by a live dispatcher. */
-function claimable(eb: ExpressionBuilder<Database, 'mail_outbox'>, now: number) {
-  return eb.and([
-    eb('status', '=', 'pending'),
-    eb('next_attempt_at', '<=', now),
-    eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]),
-  ]);
 }
 
 export async function insertMail(db: Executor, mail: NewOutboxMail, now: number): Promise<number> {
@@ -43,73 +34,18 @@ export async function insertMail(db: Executor, mail: NewOutboxMail, now: number)
   return row.id;
 }
 
-/**
- * Leases the oldest due message to this dispatcher and counts the attempt, in one statement.
- * The outer WHERE repeats the subquery's conditions on purpose: when two PostgreSQL replicas
- * race for the same row, the loser re-checks them on the winner's version and gets nothing
- * (the subquery's result alone would still match by id). SKIP LOCKED lets it take the next row
- * instead; SQLite runs one writer at a time and has no FOR UPDATE.
- */
-export function claimDueMail(db: Executor, now: number, leaseMs: number): Promise<MailOutboxRow | undefined> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  return db
-    .updateTable('mail_outbox')
-    .set((eb) => ({ locked_until: now + leaseMs, attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', (eb) =>
-      eb
-        .selectFrom('mail_outbox')
-        .select('id')
-        .where((inner) => claimable(inner, now))
-        .orderBy('id')
-        .limit(1)
-        .$if(postgres, (query) => query.forUpdate().skipLocked()),
-    )
-    .where((eb) => claimable(eb, now))
-    .returningAll()
-    .executeTakeFirst();
+export function findMail(db: Executor, id: number): Promise<MailOutboxRow | undefined> {
+  return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** What a dispatcher holds after claimDueMail: the row and the lease it was given. */
-export type MailClaim = Pick<MailOutboxRow, 'id' | 'locked_until'>;
-
-/** Recorded even if the lease ran out meanwhile: the message did leave. */
-export async function markSent(db: Executor, claim: MailClaim, now: number): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ status: 'sent', sent_at: now, locked_until: null, last_error: null })
-    .where('id', '=', claim.id)
-    .execute();
+/** The job that sends the message ended: it left (`sent`), or went to the log for want of a transport (`logged`). */
+export async function markDelivered(db: Executor, id: number, status: 'sent' | 'logged', attempts: number, now: number): Promise<void> {
+  await db.updateTable('mail_outbox').set({ status, attempts, sent_at: now, last_error: null }).where('id', '=', id).execute();
 }
 
-/** No transport configured: the message went to the server log instead. */
-export async function markLogged(db: Executor, claim: MailClaim, now: number): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ status: 'logged', sent_at: now, locked_until: null })
-    .where('id', '=', claim.id)
-    .execute();
-}
-
-// A failure only counts while this dispatcher still holds its lease: once the lease expired
-// and another replica took the row, it must not reschedule or fail that replica's attempt.
-export async function scheduleRetry(db: Executor, claim: MailClaim, nextAttemptAt: number, error: string): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ next_attempt_at: nextAttemptAt, locked_until: null, last_error: error })
-    .where('id', '=', claim.id)
-    .where('status', '=', 'pending')
-    .where('locked_until', '=', claim.locked_until)
-    .execute();
-}
-
-export async function markFailed(db: Executor, claim: MailClaim, error: string): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ status: 'failed', locked_until: null, last_error: error })
-    .where('id', '=', claim.id)
-    .where('status', '=', 'pending')
-    .where('locked_until', '=', claim.locked_until)
-    .execute();
+/** A failed attempt, as the job runner decided it: retried at `next_attempt_at`, or `failed` for good. */
+export async function recordMailFailure(db: Executor, id: number, failure: FailedAttemptRecord): Promise<void> {
+  await db.updateTable('mail_outbox').set(failure).where('id', '=', id).where('status', '=', 'pending').execute();
 }
 
 /** For tests and diagnostics: oldest first. */

@@ -14,7 +14,8 @@ export interface MailTransportSettings {
   pass?: string;
   /** the From header, "Name <address>" or a bare address */
   from: string;
-  tls?: { rejectUnauthorized?: boolean; ca?: string };
+  /** `servername`: the name the certificate must carry when `host` is the address it was resolved to. */
+  tls?: { rejectUnauthorized?: boolean; ca?: string; servername?: string };
 }
 
 /** No single step of an SMTP exchange may take longer than this, so a hanging server only holds one message. */
@@ -76,6 +77,7 @@ function transporterOptions(settings: MailTransportSettings): SMTPTransport.Opti
     tls: {
       rejectUnauthorized: settings.tls?.rejectUnauthorized ?? true,
       ...(settings.tls?.ca !== undefined ? { ca: settings.tls.ca } : {}),
+      ...(settings.tls?.servername !== undefined ? { servername: settings.tls.servername } : {}),
     },
     ...SMTP_TIMEOUTS,
     // Message parts are ours, but never let content make nodemailer read a local file or fetch a URL.

@@ -52,7 +52,6 @@ function bodyWithMidway(bytes: number, tail: number, onMidway: () => void): Read
   );
 }
 
-
 async function assertAbsent(store: BlobStore, key: string): Promise<void> {
   await assert.rejects(store.size(key), BlobNotFoundError);
   await assert.rejects(store.get(key), BlobNotFoundError);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -18,6 +19,27 @@ import {
 
 const TMP_DIR = '.tmp';
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
+/** Temp files carry their writer, `<pid>@<host>~<uuid>`, so a restart can tell a dead process's leftovers. */
+const TEMP_NAME = /^(\d+)@(.+)~[0-9a-f-]{36}$/;
+const tempOwner = () => `${process.pid}@${os.hostname()}`;
+
+/** Is `pid` a running process of this machine? (EPERM: it runs, as another user.) */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return hasCode(error, 'EPERM');
+  }
+}
+
+/** A temp file whose writer, on this machine, is gone: no upload can still be writing it. */
+function isAbandonedTemp(name: string): boolean {
+  const owner = TEMP_NAME.exec(name);
+  if (!owner || owner[2] !== os.hostname()) return false;
+  const pid = Number(owner[1]);
+  return pid !== process.pid && !isRunning(pid);
+}
 // Large buffers let fs.WriteStream gather many small request chunks into one writev call.
 const WRITE_HIGH_WATER_MARK = 1024 * 1024;
 const READ_HIGH_WATER_MARK = 256 * 1024;
@@ -40,7 +62,8 @@ export function createLocalBlobStore(dir: string): BlobStore {
   const root = path.resolve(dir);
   const tmpDir = path.join(root, TMP_DIR);
   fs.mkdirSync(tmpDir, { recursive: true });
-  // Temp files left by a crash; an hour of no writes means no live upload owns them.
+  // Temp files left by a crash: at once when their process is gone (a crash loop must not fill
+  // the disk), else after an hour of no writes (another machine's, or an old name).
   const sweepingStaleTemps = removeStaleTempFiles(tmpDir).catch(() => undefined);
 
   function blobPath(key: string): string {
@@ -78,7 +101,7 @@ export function createLocalBlobStore(dir: string): BlobStore {
     }
     const changedFolders = [folder];
     if (firstCreated !== undefined) {
-      for (let created = folder; created !== firstCreated && created !== root; ) {
+      for (let created = folder; created !== firstCreated && created !== root;) {
         created = path.dirname(created);
         changedFolders.push(created);
       }
@@ -90,7 +113,7 @@ export function createLocalBlobStore(dir: string): BlobStore {
   return {
     async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
       const { signal } = options;
-      const tmp = path.join(tmpDir, randomUUID());
+      const tmp = path.join(tmpDir, `${tempOwner()}~${randomUUID()}`);
       let target: string | undefined;
       let fd: number | undefined;
       let writer: fs.WriteStream | undefined;
@@ -218,6 +241,6 @@ async function removeStaleTempFiles(tmpDir: string): Promise<void> {
   for (const name of await fsp.readdir(tmpDir)) {
     const file = path.join(tmpDir, name);
     const stat = await fsp.stat(file).catch(() => undefined);
-    if (stat && stat.mtimeMs < staleBefore) await fsp.rm(file, { recursive: true, force: true }).catch(() => undefined);
+    if (stat && (isAbandonedTemp(name) || stat.mtimeMs < staleBefore)) await fsp.rm(file, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
@@ -10,35 +11,52 @@ const DecisionParams = Type.Object({ id: StringId, requestId: Type.Integer({ min
 const DecisionBody = Type.Object({ status: Type.Union([Type.Literal('approved'), Type.Literal('denied')]) });
 
 export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: AccessRequestsService }> = async (app, { accessRequests }) => {
-  app.get('/pending-count', {
-    schema: { tags, summary: 'Pending access requests over all the account\'s links', response: { 200: Type.Object({ count: Type.Integer() }), ...authErrors } },
-  }, async (request) => ({ count: await accessRequests.pendingCount(principalOf(request).accountId) }));
-
-  app.get('/:id/requests', {
-    schema: {
-      tags,
-      summary: 'Access requests of a link that requires approval, newest first',
-      params: Type.Object({ id: StringId }),
-      response: {
-        200: Type.Object({
-          requests: Type.Array(Type.Object({
-            id: Type.Integer(),
-            visitorIp: Type.String(),
-            status: Type.String({ enum: ['pending', 'approved', 'denied'] }),
-            email: Type.String(),
-            created_at: Type.String({ format: 'date-time' }),
-          })),
-        }),
-        ...errors,
+  app.get(
+    '/pending-count',
+    {
+      schema: {
+        tags,
+        operationId: 'countPendingAccessRequests',
+        summary: "Pending access requests over all the account's links",
+        response: { 200: Type.Object({ count: Type.Integer() }), ...authErrors },
       },
     },
-  }, async (request) => ({ requests: await accessRequests.list(principalOf(request).accountId, request.params.id) }));
+    async (request) => ({ count: await accessRequests.pendingCount(principalOf(request).accountId) }),
+  );
+
+  app.get(
+    '/:id/requests',
+    {
+      schema: {
+        tags,
+        operationId: 'listAccessRequests',
+        summary: 'Access requests of a link that requires approval, newest first',
+        params: Type.Object({ id: StringId }),
+        response: {
+          200: Type.Object({
+            requests: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                visitorIp: Type.String(),
+                status: Type.String({ enum: ['pending', 'approved', 'denied'] }),
+                email: Type.String(),
+                created_at: Type.String({ format: 'date-time' }),
+              }),
+            ),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => ({ requests: await accessRequests.list(principalOf(request).accountId, request.params.id) }),
+  );
 
   app.route({
     method: ['PATCH', 'PUT', 'POST'],
     url: '/:id/requests/:requestId',
     schema: {
       tags,
+      operationId: 'decideAccessRequest',
       summary: 'Approve or deny an access request',
       params: DecisionParams,
       body: DecisionBody,

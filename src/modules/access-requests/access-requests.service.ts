@@ -1,16 +1,32 @@
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
-import { countPendingRequests, decideAccessRequest, findAccessRequest, listAccessRequests } from './access-requests.repo.js';
+import { countPendingRequests, decideAccessRequest, findAccessRequest, insertAccessRequest, listAccessRequests } from './access-requests.repo.js';
+
+/**
+ * The visitor's side of the approval gate, as the visits module uses it: open a request in the
+ * visit's transaction, and read one back. Needs nothing, so the visits service can have it.
+ */
+export function createAccessRequestRecords(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    find: (requestId: number, executor: Executor = db) => findAccessRequest(executor, requestId),
+    open: (trx: Executor, request: { linkId: string; email: string; visitorIp: string; now: number }) => insertAccessRequest(trx, request),
+    pendingCount: (accountId: number) => countPendingRequests(db, accountId),
+  };
+}
+
+export type AccessRequestRecords = ReturnType<typeof createAccessRequestRecords>;
 
 export type Decision = 'approved' | 'denied';
 
 export interface DecisionNotifier {
-  accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision): Promise<void>;
+  /** Queues the mail on `executor`, the decision's transaction. */
+  accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision, executor: Executor): Promise<void>;
 }
 
 /** The owner's side of the approval gate. */
@@ -44,7 +60,7 @@ export function createAccessRequestsService(deps: {
 
     async decide(accountId: number, linkId: string, requestId: number, decision: Decision): Promise<Decision> {
       const link = await linkRequiringApproval(accountId, linkId);
-      const request = await db.transaction().execute(async (trx) => {
+      await db.transaction().execute(async (trx) => {
         if (!(await decideAccessRequest(trx, linkId, requestId, decision, clock()))) throw notFound(`Access request ${requestId}`);
         const decided = (await findAccessRequest(trx, requestId))!;
         await events.record(trx, {
@@ -53,9 +69,8 @@ export function createAccessRequestsService(deps: {
           linkId,
           payload: { linkName: link.name, email: decided.email, ip: decided.visitor_ip },
         });
-        return decided;
+        await notify.accessDecided(link, decided, decision, trx);
       });
-      await notify.accessDecided(link, request, decision);
       return decision;
     },
 

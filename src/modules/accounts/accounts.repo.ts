@@ -24,7 +24,11 @@ export async function updateAccountPlan(db: Executor, email: string, plan: strin
  * PostgreSQL, the write lock on SQLite), for rules such as "at most 5 keys".
  */
 export async function lockAccount(db: Executor, accountId: number): Promise<void> {
-  await db.updateTable('accounts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export function findAccountById(db: Executor, id: number): Promise<AccountRow | undefined> {

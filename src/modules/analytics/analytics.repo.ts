@@ -20,7 +20,14 @@ export async function linkTotals(db: Executor, accountId: number, now: number) {
       eb.fn.coalesce(eb.fn.sum<number>('views'), eb.lit(0)).as('totalViews'),
       eb.fn
         .coalesce(
-          eb.fn.sum<number>(eb.case().when(eb.and([eb('is_active', '=', 1), eb('expires_at', '>', now)])).then(1).else(0).end()),
+          eb.fn.sum<number>(
+            eb
+              .case()
+              .when(eb.and([eb('is_active', '=', 1), eb('expires_at', '>', now)]))
+              .then(1)
+              .else(0)
+              .end(),
+          ),
           eb.lit(0),
         )
         .as('activeLinks'),

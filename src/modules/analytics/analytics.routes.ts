@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { contentDisposition } from '../../core/file-response.js';
 import { ErrorBody, NullableString, StringId, authErrors } from '../../core/schemas.js';
@@ -56,34 +57,48 @@ const LinkAnalytics = Type.Object({
 });
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
-  app.get('/analytics/global', {
-    schema: { tags, summary: 'Views, visitors, links, requests and downloads over the whole account', response: { 200: GlobalAnalytics, ...authErrors } },
-  }, async (request) => analytics.global(principalOf(request).accountId));
-
-  app.get('/links/:id/analytics', {
-    schema: {
-      tags,
-      summary: 'Views, visitors and time per page of one link; ?format=csv gives the visitors as CSV',
-      params: Type.Object({ id: StringId }),
-      querystring: Type.Object({ format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }) }),
-      response: {
-        200: {
-          content: {
-            'application/json': { schema: LinkAnalytics },
-            'text/csv': { schema: Type.String({ description: 'visitor,views,seconds,first_view_at,last_view_at' }) },
-          },
-        },
-        ...authErrors,
-        404: ErrorBody,
+  app.get(
+    '/analytics/global',
+    {
+      schema: {
+        tags,
+        operationId: 'getGlobalAnalytics',
+        summary: 'Views, visitors, links, requests and downloads over the whole account',
+        response: { 200: GlobalAnalytics, ...authErrors },
       },
     },
-  }, async (request, reply) => {
-    const { accountId } = principalOf(request);
-    if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id);
-    const csv = await analytics.linkVisitorsCsv(accountId, request.params.id);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', contentDisposition('attachment', `analytics-${request.params.id}.csv`))
-      .send(csv);
-  });
+    async (request) => analytics.global(principalOf(request).accountId),
+  );
+
+  app.get(
+    '/links/:id/analytics',
+    {
+      schema: {
+        tags,
+        operationId: 'getLinkAnalytics',
+        summary: 'Views, visitors and time per page of one link; ?format=csv gives the visitors as CSV',
+        params: Type.Object({ id: StringId }),
+        querystring: Type.Object({ format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }) }),
+        response: {
+          200: {
+            content: {
+              'application/json': { schema: LinkAnalytics },
+              'text/csv': { schema: Type.String({ description: 'visitor,views,seconds,first_view_at,last_view_at' }) },
+            },
+          },
+          ...authErrors,
+          404: ErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id);
+      const csv = await analytics.linkVisitorsCsv(accountId, request.params.id);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', contentDisposition('attachment', `analytics-${request.params.id}.csv`))
+        .send(csv);
+    },
+  );
 };

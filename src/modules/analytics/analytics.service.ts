@@ -1,7 +1,7 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { isoTime } from '../../core/timestamps.js';
-import { countPendingRequests } from '../access-requests/access-requests.repo.js';
+import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
 import { visitorLabel, type EventPayload, type EventType } from '../events/event-types.js';
 import type { EventProjection } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
@@ -37,8 +37,13 @@ export const countView: EventProjection = async (trx, event, at) => {
 };
 
 /** Numbers for the owner: the whole account, or one link. Views are counted view sessions. */
-export function createAnalyticsService(deps: { db: Db; clock: Clock; links: Pick<LinksService, 'ownLink'> }) {
-  const { db, clock, links } = deps;
+export function createAnalyticsService(deps: {
+  db: Db;
+  clock: Clock;
+  links: Pick<LinksService, 'ownLink'>;
+  accessRequests: Pick<AccessRequestRecords, 'pendingCount'>;
+}) {
+  const { db, clock, links, accessRequests } = deps;
 
   async function forLink(accountId: number, linkId: string) {
     const link = await links.ownLink(accountId, linkId, { live: false });
@@ -73,7 +78,7 @@ export function createAnalyticsService(deps: { db: Db; clock: Clock; links: Pick
       const [totals, uniqueVisitors, pendingRequests, totalDownloads, topLinks, recent, perDay] = await Promise.all([
         linkTotals(db, accountId, now),
         countUniqueVisitors(db, accountId),
-        countPendingRequests(db, accountId),
+        accessRequests.pendingCount(accountId),
         countEvents(db, accountId, 'link.downloaded' satisfies EventType),
         mostViewedLinks(db, accountId, TOP_LINKS),
         latestEvents(db, accountId, RECENT_ACTIVITY),
@@ -85,7 +90,13 @@ export function createAnalyticsService(deps: { db: Db; clock: Clock; links: Pick
         topLinks,
         recentActivity: recent.map((event) => {
           const payload = JSON.parse(event.payload) as EventPayload;
-          return { type: event.type, linkId: event.link_id, linkName: payload.linkName, visitor: visitorLabel(payload), at: isoTime(Number(event.created_at)) };
+          return {
+            type: event.type,
+            linkId: event.link_id,
+            linkName: payload.linkName,
+            visitor: visitorLabel(payload),
+            at: isoTime(Number(event.created_at)),
+          };
         }),
         charts: {
           viewsByDay: Array.from({ length: CHART_DAYS }, (_, index) => ({

@@ -20,21 +20,53 @@ function seeder(app: TestApp, clock: { now: number }) {
       const id = randomBytes(11).toString('hex');
       await db
         .insertInto('links')
-        .values({ id, account_id: accountId, kind: 'file', name, mime: 'application/pdf', created_at: TODAY - 40 * DAY, expires_at: options.expiresAt ?? TODAY + 7 * DAY, is_active: options.active === false ? 0 : 1 })
+        .values({
+          id,
+          account_id: accountId,
+          kind: 'file',
+          name,
+          mime: 'application/pdf',
+          created_at: TODAY - 40 * DAY,
+          expires_at: options.expiresAt ?? TODAY + 7 * DAY,
+          is_active: options.active === false ? 0 : 1,
+        })
         .execute();
       return { id, accountId, name };
     },
-    async view(link: { id: string; accountId: number; name: string }, at: number, who: { email?: string; ip: string }, pages: Array<[number, number]> = []) {
+    async view(
+      link: { id: string; accountId: number; name: string },
+      at: number,
+      who: { email?: string; ip: string },
+      pages: Array<[number, number]> = [],
+    ) {
       clock.now = at;
       await db.transaction().execute(async (trx) => {
         const visit = await trx
           .insertInto('visits')
-          .values({ token_hash: randomBytes(16).toString('hex'), link_id: link.id, email: who.email ?? null, ip: who.ip, created_at: at, expires_at: at + HOUR, session_started_at: at })
+          .values({
+            token_hash: randomBytes(16).toString('hex'),
+            link_id: link.id,
+            email: who.email ?? null,
+            ip: who.ip,
+            created_at: at,
+            expires_at: at + HOUR,
+            session_started_at: at,
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await trx.updateTable('links').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', link.id).execute();
-        for (const [page, seconds] of pages) await trx.insertInto('page_views').values({ visit_id: visit.id, page, seconds, created_at: at }).execute();
-        await events.record(trx, { accountId: link.accountId, type: 'link.viewed', linkId: link.id, payload: { linkName: link.name, email: who.email ?? null, ip: who.ip } });
+        await trx
+          .updateTable('links')
+          .set((eb) => ({ views: eb('views', '+', 1) }))
+          .where('id', '=', link.id)
+          .execute();
+        for (const [page, seconds] of pages)
+          await trx.insertInto('page_views').values({ visit_id: visit.id, page, seconds, created_at: at }).execute();
+        await events.record(trx, {
+          accountId: link.accountId,
+          type: 'link.viewed',
+          linkId: link.id,
+          payload: { linkName: link.name, email: who.email ?? null, ip: who.ip },
+        });
       });
     },
     async download(link: { id: string; accountId: number; name: string }, at: number) {
@@ -42,7 +74,10 @@ function seeder(app: TestApp, clock: { now: number }) {
       await events.record(db, { accountId: link.accountId, type: 'link.downloaded', linkId: link.id, payload: { linkName: link.name } });
     },
     async accessRequest(linkId: string, status: 'pending' | 'approved') {
-      await db.insertInto('access_requests').values({ link_id: linkId, email: 'x@example.com', visitor_ip: '192.0.2.1', status, created_at: TODAY }).execute();
+      await db
+        .insertInto('access_requests')
+        .values({ link_id: linkId, email: 'x@example.com', visitor_ip: '192.0.2.1', status, created_at: TODAY })
+        .execute();
     },
   };
 }
@@ -64,7 +99,10 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   await seed.view(beta, TODAY - 2 * DAY + 12 * HOUR, { ip: '2001:db8::1' });
   await seed.view(alpha, TODAY - DAY + 9 * HOUR, { email: 'ann@example.com', ip: '192.0.2.1' }, [[1, 10]]);
   await seed.view(alpha, TODAY - DAY + 11 * HOUR, { ip: '203.0.113.7' }, [[1, 5]]);
-  await seed.view(alpha, TODAY + 10 * HOUR, { email: 'ann@example.com', ip: '192.0.2.50' }, [[1, 30], [2, 15]]);
+  await seed.view(alpha, TODAY + 10 * HOUR, { email: 'ann@example.com', ip: '192.0.2.50' }, [
+    [1, 30],
+    [2, 15],
+  ]);
   await seed.download(alpha, TODAY + 11 * HOUR);
   await seed.download(beta, TODAY + 11 * HOUR + 1);
   await seed.accessRequest(alpha.id, 'pending');
@@ -92,7 +130,11 @@ test('global and per-link analytics on a seeded data set', async (t) => {
     { date: '2025-06-14', views: 2 },
     { date: '2025-06-15', views: 1 },
   ]);
-  assert.equal(viewsByDay.reduce((sum, day) => sum + day.views, 0), 7, 'the view of 30 days ago is outside the chart');
+  assert.equal(
+    viewsByDay.reduce((sum, day) => sum + day.views, 0),
+    7,
+    'the view of 30 days ago is outside the chart',
+  );
   const activity = global.body.recentActivity as Array<Record<string, unknown>>;
   assert.equal(activity.length, 10);
   assert.deepEqual(activity.slice(0, 4), [
@@ -112,11 +154,20 @@ test('global and per-link analytics on a seeded data set', async (t) => {
     uniqueVisitors: 3,
     totalSeconds: 60,
     averageSeconds: 12,
-    pages: [{ page: 1, seconds: 45 }, { page: 2, seconds: 15 }],
+    pages: [
+      { page: 1, seconds: 45 },
+      { page: 2, seconds: 15 },
+    ],
     visitors: [
       { visitor: 'ann@example.com', views: 2, seconds: 55, firstViewAt: iso(TODAY - DAY + 9 * HOUR), lastViewAt: iso(TODAY + 10 * HOUR) },
       { visitor: '203.0.113.x', views: 2, seconds: 5, firstViewAt: iso(TODAY - 29 * DAY + 9 * HOUR), lastViewAt: iso(TODAY - DAY + 11 * HOUR) },
-      { visitor: 'bob@example.com', views: 1, seconds: 0, firstViewAt: iso(TODAY - 30 * DAY + 9 * HOUR), lastViewAt: iso(TODAY - 30 * DAY + 9 * HOUR) },
+      {
+        visitor: 'bob@example.com',
+        views: 1,
+        seconds: 0,
+        firstViewAt: iso(TODAY - 30 * DAY + 9 * HOUR),
+        lastViewAt: iso(TODAY - 30 * DAY + 9 * HOUR),
+      },
     ],
   });
 
@@ -137,7 +188,10 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   const theirs = await b.http.get('/api/analytics/global');
   assert.deepEqual(theirs.body.metrics, { totalViews: 1, uniqueVisitors: 1, totalLinks: 1, activeLinks: 1, pendingRequests: 0, totalDownloads: 1 });
   assert.deepEqual(theirs.body.topLinks, [{ id: other.id, name: 'other.pdf', views: 1 }]);
-  assert.deepEqual(theirs.body.recentActivity.map((event: { linkId: string }) => event.linkId), [other.id, other.id]);
+  assert.deepEqual(
+    theirs.body.recentActivity.map((event: { linkId: string }) => event.linkId),
+    [other.id, other.id],
+  );
   assert.equal((await b.http.get(`/api/links/${alpha.id}/analytics`)).status, 404);
   assert.equal((await b.http.get(`/api/links/${alpha.id}/analytics?format=csv`)).status, 404);
 });
@@ -165,33 +219,49 @@ test('analytics follow real visits: views, time per page, downloads, recent acti
   assert.equal(global.charts.viewsByDay.at(-1).views, 2);
   assert.deepEqual(
     global.recentActivity.map((event: { type: string; visitor: string | null }) => [event.type, event.visitor]),
-    [['link.downloaded', null], ['link.viewed', '127.0.0.x'], ['link.viewed', '127.0.0.x']],
+    [
+      ['link.downloaded', null],
+      ['link.viewed', '127.0.0.x'],
+      ['link.viewed', '127.0.0.x'],
+    ],
   );
 
   const perLink = (await http.get(`/api/links/${id}/analytics`)).body;
   assert.deepEqual(
-    { views: perLink.views, uniqueVisitors: perLink.uniqueVisitors, totalSeconds: perLink.totalSeconds, averageSeconds: perLink.averageSeconds, pages: perLink.pages },
+    {
+      views: perLink.views,
+      uniqueVisitors: perLink.uniqueVisitors,
+      totalSeconds: perLink.totalSeconds,
+      averageSeconds: perLink.averageSeconds,
+      pages: perLink.pages,
+    },
     { views: 2, uniqueVisitors: 1, totalSeconds: 10, averageSeconds: 5, pages: [{ page: 1, seconds: 10 }] },
   );
-  assert.deepEqual(perLink.visitors.map((row: { visitor: string; views: number; seconds: number }) => [row.visitor, row.views, row.seconds]), [['127.0.0.x', 2, 10]]);
+  assert.deepEqual(
+    perLink.visitors.map((row: { visitor: string; views: number; seconds: number }) => [row.visitor, row.views, row.seconds]),
+    [['127.0.0.x', 2, 10]],
+  );
   assert.equal((await http.get('/api/links/ThisLinkDoesNotExist1/analytics')).status, 404);
 });
 
 test('CSV cells are quoted where needed and never start a formula', () => {
   assert.equal(
-    toCsv(['name', 'n'], [
-      ['plain', 1],
-      ['with, comma', -2],
-      ['say "hi"', 0],
-      ['two\nlines', null],
-      [' padded ', 3],
-      ['=SUM(A1:A9)', 4],
-      ['+1', 5],
-      ['-1', 6],
-      ['@cmd', 7],
-      ['\tx', 8],
-      ['=HYPERLINK("http://evil", "x")', 9],
-    ]),
+    toCsv(
+      ['name', 'n'],
+      [
+        ['plain', 1],
+        ['with, comma', -2],
+        ['say "hi"', 0],
+        ['two\nlines', null],
+        [' padded ', 3],
+        ['=SUM(A1:A9)', 4],
+        ['+1', 5],
+        ['-1', 6],
+        ['@cmd', 7],
+        ['\tx', 8],
+        ['=HYPERLINK("http://evil", "x")', 9],
+      ],
+    ),
     [
       'name,n',
       'plain,1',

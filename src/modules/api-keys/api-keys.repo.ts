@@ -35,7 +35,14 @@ export async function addKeyUsage(db: Executor, keyId: number, requests: number,
     .updateTable('api_keys')
     .set((eb) => ({
       total_requests: eb('total_requests', '+', requests),
-      last_used_at: eb.case().when('last_used_at', 'is', null).then(lastUsedAt).when('last_used_at', '<', lastUsedAt).then(lastUsedAt).else(eb.ref('last_used_at')).end(),
+      last_used_at: eb
+        .case()
+        .when('last_used_at', 'is', null)
+        .then(lastUsedAt)
+        .when('last_used_at', '<', lastUsedAt)
+        .then(lastUsedAt)
+        .else(eb.ref('last_used_at'))
+        .end(),
     }))
     .where('id', '=', keyId)
     .execute();

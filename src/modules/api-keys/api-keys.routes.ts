@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, IntegerIdParams, NullableString, authErrors } from '../../core/schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';
@@ -16,38 +17,49 @@ const MaskedApiKey = Type.Object({
 const tags = ['API keys'];
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
-  app.get('', {
-    schema: {
-      tags,
-      summary: 'List the account\'s keys in masked form',
-      response: { 200: Type.Object({ api_keys: Type.Array(MaskedApiKey) }), ...authErrors },
-    },
-  }, async (request) => ({ api_keys: await apiKeys.list(principalOf(request).accountId) }));
-
-  app.post('', {
-    schema: {
-      tags,
-      summary: 'Create a key; the full key appears only in this response',
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: {
-        200: Type.Object({
-          api_key: Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String() }),
-          message: Type.String(),
-        }),
-        ...authErrors,
-        422: ErrorBody,
+  app.get(
+    '',
+    {
+      schema: {
+        tags,
+        operationId: 'listApiKeys',
+        summary: "List the account's keys in masked form",
+        response: { 200: Type.Object({ api_keys: Type.Array(MaskedApiKey) }), ...authErrors },
       },
     },
-  }, async (request) => {
-    const created = await apiKeys.create(principalOf(request).accountId, request.body.name);
-    return { api_key: created, message: 'API key created. Copy it now: it will not be shown again.' };
-  });
+    async (request) => ({ api_keys: await apiKeys.list(principalOf(request).accountId) }),
+  );
+
+  app.post(
+    '',
+    {
+      schema: {
+        tags,
+        operationId: 'createApiKey',
+        summary: 'Create a key; the full key appears only in this response',
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: Type.Object({
+            api_key: Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String() }),
+            message: Type.String(),
+          }),
+          ...authErrors,
+          422: ErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const created = await apiKeys.create(principalOf(request).accountId, request.body.name);
+      return { api_key: created, message: 'API key created. Copy it now: it will not be shown again.' };
+    },
+  );
 
   app.route({
     method: ['PUT', 'POST'],
     url: '/:id/toggle',
     schema: {
       tags,
+      operationId: 'toggleApiKey',
       summary: 'Deactivate an active key or reactivate an inactive one',
       params: IntegerIdParams,
       response: { 200: Type.Object({ active: Type.Boolean(), message: Type.String() }), ...authErrors, 404: ErrorBody },
@@ -58,15 +70,20 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
     },
   });
 
-  app.delete('/:id', {
-    schema: {
-      tags,
-      summary: 'Revoke a key permanently',
-      params: IntegerIdParams,
-      response: { 200: Type.Object({ message: Type.String() }), ...authErrors, 404: ErrorBody },
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke a key permanently',
+        params: IntegerIdParams,
+        response: { 200: Type.Object({ message: Type.String() }), ...authErrors, 404: ErrorBody },
+      },
     },
-  }, async (request) => {
-    await apiKeys.revoke(principalOf(request).accountId, request.params.id);
-    return { message: 'API key revoked' };
-  });
+    async (request) => {
+      await apiKeys.revoke(principalOf(request).accountId, request.params.id);
+      return { message: 'API key revoked' };
+    },
+  );
 };

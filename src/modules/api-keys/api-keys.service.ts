@@ -4,7 +4,7 @@ import type { Precompile } from '../../db/precompiled.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
-import { lockAccount } from '../accounts/accounts.repo.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
 import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
@@ -18,8 +18,14 @@ export function maskKey(key: string): string {
   return `${key.slice(0, API_KEY_PREFIX.length + 4)}••••••••`;
 }
 
-export function createApiKeysService(deps: { db: Db; precompile: Precompile; clock: Clock; usage: Pick<KeyUsage, 'record' | 'unwritten'> }) {
-  const { db, precompile, clock, usage } = deps;
+export function createApiKeysService(deps: {
+  db: Db;
+  precompile: Precompile;
+  clock: Clock;
+  usage: Pick<KeyUsage, 'record' | 'unwritten'>;
+  accounts: Pick<AccountRecords, 'lock'>;
+}) {
+  const { db, precompile, clock, usage, accounts } = deps;
   const findLiveKey = keyLookup(db, precompile);
   const listUsableKeys = usableKeysLister(db, precompile);
   const principals = createPrincipalCache(clock);
@@ -60,7 +66,7 @@ export function createApiKeysService(deps: { db: Db; precompile: Precompile; clo
     async create(accountId: number, name: string) {
       const key = API_KEY_PREFIX + randomBase62(40);
       const id = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, accountId);
+        await accounts.lock(trx, accountId);
         if ((await countUsableKeys(trx, accountId)) >= MAX_KEYS_PER_ACCOUNT) {
           throw unprocessable(`An account may hold at most ${MAX_KEYS_PER_ACCOUNT} API keys; delete one first`);
         }

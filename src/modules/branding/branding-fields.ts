@@ -1,4 +1,5 @@
-import { badRequest } from '../../core/errors.js';
+import { badRequest, unprocessable } from '../../core/errors.js';
+import { canonicalHost, isIpLiteral } from '../../infra/http/address-policy.js';
 import { isEmail } from '../links/link-settings.js';
 import type { BrandingPatch } from './branding.repo.js';
 
@@ -12,7 +13,7 @@ const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]
 const COLOR_FIELDS = ['primary_color', 'bg_color', 'btn_text_color', 'card_bg_color', 'card_border_color', 'text_color'] as const;
 
 /** The settings fields that are plain text with a length cap; "" clears them. */
-const TEXT_FIELDS = { company_name: 200, smtp_host: 253, smtp_username: 320, from_name: 200 } as const;
+const TEXT_FIELDS = { company_name: 200, smtp_username: 320, from_name: 200 } as const;
 
 /** Accepts what JSON or a multipart form sends: a string, or a number where a number is meant. */
 function asText(value: unknown, field: string): string {
@@ -37,13 +38,22 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
   return text as T;
 }
 
+export interface BrandingFields {
+  patch: BrandingPatch;
+  /** Sealed before it reaches a column. */
+  smtpPassword?: string | null;
+  /** A claim the service turns into pending-verification columns. */
+  customDomain?: string | null;
+}
+
 /**
  * Validates the branding fields present in a request (JSON or form) into a column patch.
  * Absent fields stay as they are; an empty string resets a field to its default.
- * The SMTP password is returned apart: it is sealed before it reaches a column.
+ * The SMTP password and the custom domain are returned apart.
  */
-export function parseBrandingFields(raw: Record<string, unknown>): { patch: BrandingPatch; smtpPassword?: string | null } {
+export function parseBrandingFields(raw: Record<string, unknown>): BrandingFields {
   const patch: BrandingPatch = {};
+  const fields: BrandingFields = { patch };
   const has = (field: string) => raw[field] !== undefined && raw[field] !== null;
 
   for (const [field, max] of Object.entries(TEXT_FIELDS)) {
@@ -66,8 +76,17 @@ export function parseBrandingFields(raw: Record<string, unknown>): { patch: Bran
   if (has('logo_size')) patch.logo_size = integerIn(raw.logo_size, 'logo_size', 16, 512);
   if (has('custom_domain')) {
     const text = asText(raw.custom_domain, 'custom_domain').toLowerCase();
+    const host = text === '' ? null : canonicalHost(text);
+    if (host !== null && isIpLiteral(host)) throw unprocessable('The custom domain must be a domain name, not an IP address');
     if (text !== '' && !HOSTNAME.test(text)) throw badRequest('field "custom_domain" must be a hostname such as docs.example.com');
-    patch.custom_domain = text === '' ? null : text;
+    fields.customDomain = text === '' ? null : text;
+  }
+  if (has('smtp_host')) {
+    const text = asText(raw.smtp_host, 'smtp_host');
+    const host = text === '' ? null : canonicalHost(text);
+    if (text !== '' && (host === null || host.length > 253)) throw badRequest('field "smtp_host" must be a host name or an IP address');
+    // Stored as read (2130706433 becomes 127.0.0.1): the host checked is the host connected to.
+    patch.smtp_host = host;
   }
   if (has('smtp_port')) patch.smtp_port = integerIn(raw.smtp_port, 'smtp_port', 1, 65535);
   if (has('smtp_encryption')) patch.smtp_encryption = oneOf(raw.smtp_encryption, 'smtp_encryption', SMTP_ENCRYPTIONS);
@@ -77,8 +96,10 @@ export function parseBrandingFields(raw: Record<string, unknown>): { patch: Bran
     if (text !== '' && !isEmail(text)) throw badRequest('field "from_email" must be an e-mail address');
     patch.from_email = text === '' ? null : text;
   }
-  if (!has('smtp_password')) return { patch };
-  const password = asText(raw.smtp_password, 'smtp_password');
-  if (password.length > 1024) throw badRequest('field "smtp_password" must be at most 1024 characters');
-  return { patch, smtpPassword: password === '' ? null : password };
+  if (has('smtp_password')) {
+    const password = asText(raw.smtp_password, 'smtp_password');
+    if (password.length > 1024) throw badRequest('field "smtp_password" must be at most 1024 characters');
+    fields.smtpPassword = password === '' ? null : password;
+  }
+  return fields;
 }

@@ -1,8 +1,10 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import { principalOf } from '../../core/auth.js';
-import { badRequest } from '../../core/errors.js';
+import { asClientError } from '../files/multipart-upload.js';
+import { badRequest, notFound } from '../../core/errors.js';
 import { ErrorBody, NullableString, OkBody, authErrors } from '../../core/schemas.js';
 import type { BrandingService } from './branding.service.js';
 import { MAX_LOGO_BYTES } from './logo.js';
@@ -21,7 +23,23 @@ const BrandingSettings = Type.Object({
   card_border_color: Type.String(),
   text_color: Type.String(),
   logo_size: Type.Integer(),
-  custom_domain: NullableString(),
+  custom_domain: NullableString({ description: 'the domain claimed, verified or not' }),
+  custom_domain_status: Type.Unsafe<'pending' | 'verified' | null>({
+    type: ['string', 'null'],
+    enum: ['pending', 'verified', null],
+    description: 'pending until POST /api/branding/domain/verify finds the TXT record; only a verified domain serves visitors and appears in links',
+  }),
+  custom_domain_verification: Type.Union(
+    [
+      Type.Object({
+        name: Type.String({ description: '_linkvault.<domain>' }),
+        type: Type.Literal('TXT'),
+        value: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the DNS record to create while the domain is pending; null when verified or without a domain' },
+  ),
   smtp_host: NullableString(),
   smtp_port: Type.Union([Type.Integer(), Type.Null()]),
   smtp_encryption: Type.Union([Type.String({ enum: [...SMTP_ENCRYPTIONS] }), Type.Null()]),
@@ -34,7 +52,8 @@ const BrandingSettings = Type.Object({
 
 const UPDATE_DESCRIPTION = `JSON, or multipart/form-data when a logo is sent (field "logo": PNG, JPEG or WebP, at most 2 MB).
 Every field is optional; an empty string resets a field. Colours #rgb or #rrggbb; btn_radius a CSS length (0, 8px, 0.5rem, 50%);
-logo_size 16-512; custom_domain a hostname; smtp_port 1-65535; smtp_encryption none|ssl|starttls; email_locale en|es|fr|pt|it;
+logo_size 16-512; custom_domain a hostname (pending until verified; not an IP address nor PUBLIC_URL's host);
+smtp_host a public host name or address (checked again when connecting); smtp_port 1-65535; smtp_encryption none|ssl|starttls; email_locale en|es|fr|pt|it;
 smtp_password is stored sealed and never returned.`;
 
 /** The form's fields and its logo, read with a 2 MB cap on the logo. */
@@ -47,52 +66,115 @@ async function readBrandingForm(request: FastifyRequest): Promise<{ fields: Reco
   }
   const fields: Record<string, unknown> = {};
   let logo: Buffer | undefined;
-  for await (const part of request.parts({ limits: { fileSize: MAX_LOGO_BYTES + 1 } })) {
-    if (part.type === 'field') fields[part.fieldname] = String(part.value);
-    else if (part.fieldname === 'logo') logo = await part.toBuffer();
-    else throw badRequest(`multipart file part must be named "logo", not "${part.fieldname}"`);
+  try {
+    for await (const part of request.parts({ limits: { fileSize: MAX_LOGO_BYTES + 1 } })) {
+      if (part.type === 'field') fields[part.fieldname] = String(part.value);
+      else if (part.fieldname === 'logo') logo = await part.toBuffer();
+      else throw badRequest(`multipart file part must be named "logo", not "${part.fieldname}"`);
+    }
+  } catch (error) {
+    throw asClientError(error);
   }
   return { fields, logo };
 }
 
+/** Branding is a business-plan feature. */
+const businessOnly = { plan: 'business' } as const;
+
 export const brandingRoutes: FastifyPluginAsyncTypebox<{ branding: BrandingService }> = async (app, { branding }) => {
-  app.get('', {
-    schema: { tags, summary: 'Branding and mail-sending settings', response: { 200: BrandingSettings, ...authErrors } },
-  }, async (request) => branding.get(principalOf(request).accountId));
-
-  app.post('', {
-    schema: {
-      tags,
-      summary: 'Update branding and mail-sending settings',
-      description: UPDATE_DESCRIPTION,
-      consumes: ['application/json', 'multipart/form-data'],
-      response: { 200: Type.Object({ ok: Type.Boolean(), ...BrandingSettings.properties }), ...authErrors, 413: ErrorBody, 422: ErrorBody },
+  app.get(
+    '',
+    {
+      config: businessOnly,
+      schema: { tags, operationId: 'getBranding', summary: 'Branding and mail-sending settings', response: { 200: BrandingSettings, ...authErrors } },
     },
-  }, async (request) => {
-    const { fields, logo } = await readBrandingForm(request);
-    return { ok: true, ...(await branding.update(principalOf(request).accountId, fields, logo)) };
-  });
+    async (request) => branding.get(principalOf(request).accountId),
+  );
 
-  app.delete('/logo', {
-    schema: { tags, summary: 'Remove the custom logo', response: { 200: OkBody, ...authErrors } },
-  }, async (request) => {
-    await branding.removeLogo(principalOf(request).accountId);
-    return { ok: true };
-  });
+  app.post(
+    '',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'updateBranding',
+        summary: 'Update branding and mail-sending settings',
+        description: UPDATE_DESCRIPTION,
+        consumes: ['application/json', 'multipart/form-data'],
+        response: { 200: Type.Object({ ok: Type.Boolean(), ...BrandingSettings.properties }), ...authErrors, 413: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { fields, logo } = await readBrandingForm(request);
+      return { ok: true, ...(await branding.update(principalOf(request).accountId, fields, logo)) };
+    },
+  );
+
+  app.post(
+    '/domain/verify',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'verifyCustomDomain',
+        summary: 'Verify the custom domain by its DNS TXT record',
+        description: `Looks up the TXT record named in custom_domain_verification (_linkvault.<domain>); when it holds the value
+shown, the domain is verified: visitors are served on it and viewer URLs and e-mail links use it. 422 when the record is
+missing or holds another value, or when another account verified the domain first.`,
+        response: { 200: Type.Object({ ok: Type.Boolean(), ...BrandingSettings.properties }), ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request) => ({ ok: true, ...(await branding.verifyDomain(principalOf(request).accountId)) }),
+  );
+
+  app.delete(
+    '/logo',
+    {
+      config: businessOnly,
+      schema: { tags, operationId: 'deleteBrandingLogo', summary: 'Remove the custom logo', response: { 200: OkBody, ...authErrors } },
+    },
+    async (request) => {
+      await branding.removeLogo(principalOf(request).accountId);
+      return { ok: true };
+    },
+  );
 };
 
-/** Logos are public: visitor pages and e-mails show them. */
+/** Logos are public: visitor pages and e-mails show them. The TLS proxy's question lives here too (no API key). */
 export const brandingAssetRoutes: FastifyPluginAsyncTypebox<{ branding: BrandingService }> = async (app, { branding }) => {
-  app.get('/branding/:accountId/:file', {
-    schema: {
-      hide: true,
-      params: Type.Object({ accountId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), file: Type.String({ pattern: '^logo-[0-9A-Za-z]{12}\\.png$' }) }),
+  // Caddy's on_demand_tls `ask`: a certificate is obtained only for a verified custom domain. No per-IP
+  // limit: every question comes from the proxy's own address, and the answer is one indexed lookup.
+  app.get(
+    '/tls/ask',
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }) }),
+        response: { 200: OkBody, 400: ErrorBody, 404: ErrorBody },
+      },
     },
-  }, async (request, reply) =>
-    reply
-      .type('image/png')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('content-security-policy', "default-src 'none'")
-      .send(await branding.openLogo(request.params.accountId, request.params.file)),
+    async (request) => {
+      if ((await branding.accountForDomain(request.query.domain)) === undefined) throw notFound('Domain');
+      return { ok: true };
+    },
+  );
+
+  app.get(
+    '/branding/:accountId/:file',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({
+          accountId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+          file: Type.String({ pattern: '^logo-[0-9A-Za-z]{12}\\.png$' }),
+        }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type('image/png')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('content-security-policy', "default-src 'none'")
+        .send(await branding.openLogo(request.params.accountId, request.params.file)),
   );
 };

@@ -5,17 +5,20 @@ import type { BrandingTable } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
-import type { MailTransportSettings } from '../../infra/mail/index.js';
+import { TxtLookupError, type TxtLookup } from '../../infra/dns/txt-lookup.js';
+import { smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/index.js';
 import type { BlobStore } from '../../infra/storage/index.js';
-import { DEFAULT_BRAND, type Brand } from '../../viewer/brand.js';
+import { DEFAULT_BRAND, type Brand } from './brand.js';
 import { parseBrandingFields } from './branding-fields.js';
-import { accountIdForDomain, findBranding, upsertBranding } from './branding.repo.js';
+import { accountIdForDomain, findBranding, markDomainVerified, upsertBranding, type BrandingPatch } from './branding.repo.js';
 import { reencodeLogo } from './logo.js';
 
 type BrandingRow = Partial<BrandingTable> | undefined;
 
 const passwordContext = (accountId: number) => `branding.smtp_password:${accountId}`;
 const logoPath = (accountId: number, logoKey: string) => `/branding/${accountId}/${logoKey.slice(logoKey.lastIndexOf('/') + 1)}`;
+/** Where the owner of a claimed domain proves it: a TXT record only someone controlling its DNS can create. */
+const verificationRecordName = (domain: string) => `_linkvault.${domain}`;
 
 function brandOf(row: BrandingRow, accountId: number): Brand {
   return {
@@ -46,7 +49,13 @@ function viewOf(row: BrandingRow, accountId: number) {
     card_border_color: brand.cardBorderColor,
     text_color: brand.textColor,
     logo_size: brand.logoSize,
-    custom_domain: row?.custom_domain ?? null,
+    custom_domain: row?.custom_domain ?? row?.custom_domain_pending ?? null,
+    custom_domain_status: row?.custom_domain ? ('verified' as const) : row?.custom_domain_pending ? ('pending' as const) : null,
+    // What to create before calling verify; null once verified (or without a domain).
+    custom_domain_verification:
+      !row?.custom_domain && row?.custom_domain_pending && row.custom_domain_token
+        ? { name: verificationRecordName(row.custom_domain_pending), type: 'TXT' as const, value: row.custom_domain_token }
+        : null,
     smtp_host: row?.smtp_host ?? null,
     smtp_port: row?.smtp_port ?? null,
     smtp_encryption: row?.smtp_encryption ?? null,
@@ -67,8 +76,34 @@ export function createBrandingService(deps: {
   masterKey: Buffer;
   publicUrl: string;
   systemFrom: string;
+  /** ALLOW_PRIVATE_SMTP: an account's SMTP host may be a private or loopback address. */
+  allowPrivateSmtp: boolean;
+  /** Reads the TXT record that proves a custom domain. */
+  lookupTxt: TxtLookup;
 }) {
-  const { db, clock, blobs, masterKey, publicUrl, systemFrom } = deps;
+  const { db, clock, blobs, masterKey, publicUrl, systemFrom, allowPrivateSmtp, lookupTxt } = deps;
+  const publicHost = new URL(publicUrl).hostname;
+
+  /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
+  async function assertClaimableDomain(accountId: number, domain: string): Promise<void> {
+    if (domain === publicHost || domain.endsWith(`.${publicHost}`)) {
+      throw unprocessable(`The domain ${domain} belongs to this service's own address (PUBLIC_URL) and cannot be a custom domain`);
+    }
+    const owner = await accountIdForDomain(db, domain);
+    if (owner !== undefined && owner !== accountId) throw unprocessable(`The domain ${domain} is already used by another account`);
+  }
+
+  /**
+   * The columns for a requested custom domain: a new name is pending with a fresh verification
+   * value (and the previous domain stops routing); the domain already held is left as it is.
+   */
+  async function customDomainPatch(accountId: number, requested: string | null, row: BrandingRow): Promise<BrandingPatch> {
+    if (requested === null) return { custom_domain: null, custom_domain_pending: null, custom_domain_token: null };
+    if (requested === row?.custom_domain) return {};
+    await assertClaimableDomain(accountId, requested);
+    if (requested === row?.custom_domain_pending && row.custom_domain_token) return {};
+    return { custom_domain: null, custom_domain_pending: requested, custom_domain_token: `linkvault-verify=${randomBase62(32)}` };
+  }
 
   async function storeLogo(accountId: number, upload: Buffer): Promise<string> {
     const png = await reencodeLogo(upload);
@@ -84,15 +119,16 @@ export function createBrandingService(deps: {
 
     /** Applies the fields present (and a new logo, if sent); answers the settings as they now are. */
     async update(accountId: number, fields: Record<string, unknown>, logo?: Buffer): Promise<BrandingView> {
-      const { patch, smtpPassword } = parseBrandingFields(fields);
-      if (patch.custom_domain) {
-        const owner = await accountIdForDomain(db, patch.custom_domain);
-        if (owner !== undefined && owner !== accountId) throw unprocessable(`The domain ${patch.custom_domain} is already used by another account`);
+      const { patch, smtpPassword, customDomain } = parseBrandingFields(fields);
+      if (patch.smtp_host && !allowPrivateSmtp) {
+        const refusal = smtpHostRefusal(patch.smtp_host);
+        if (refusal) throw unprocessable(`The SMTP host is refused: ${refusal}. The account's mail server must be reachable at a public address`);
       }
       if (smtpPassword !== undefined) {
         patch.smtp_password_sealed = smtpPassword === null ? null : seal(masterKey, smtpPassword, passwordContext(accountId));
       }
       const previous = await findBranding(db, accountId);
+      if (customDomain !== undefined) Object.assign(patch, await customDomainPatch(accountId, customDomain, previous));
       if (logo) patch.logo_key = await storeLogo(accountId, logo);
       try {
         await upsertBranding(db, accountId, patch, clock());
@@ -101,6 +137,39 @@ export function createBrandingService(deps: {
         throw error;
       }
       if (logo && previous?.logo_key) await blobs.delete(previous.logo_key);
+      return viewOf(await findBranding(db, accountId), accountId);
+    },
+
+    /**
+     * Verifies the account's pending custom domain by its TXT record and makes it the account's
+     * domain; 422 naming the record expected when it is not there.
+     */
+    async verifyDomain(accountId: number): Promise<BrandingView> {
+      const row = await findBranding(db, accountId);
+      const domain = row?.custom_domain_pending;
+      const token = row?.custom_domain_token;
+      if (!domain || !token) {
+        if (row?.custom_domain) return viewOf(row, accountId);
+        throw unprocessable('There is no custom domain to verify: set custom_domain first');
+      }
+      await assertClaimableDomain(accountId, domain);
+      const recordName = verificationRecordName(domain);
+      let values: string[];
+      try {
+        values = await lookupTxt(recordName);
+      } catch (error) {
+        if (!(error instanceof TxtLookupError)) throw error;
+        throw unprocessable(`The DNS lookup of the TXT record ${recordName} failed (${error.message}); try again in a few minutes`);
+      }
+      if (!values.some((value) => value.trim() === token)) {
+        const found = values.length === 0 ? 'there is no TXT record at that name' : 'the TXT records there hold other values';
+        throw unprocessable(
+          `The domain ${domain} is not verified: create a DNS TXT record named ${recordName} with the value ${token} (${found}), then verify again`,
+        );
+      }
+      const outcome = await markDomainVerified(db, accountId, { domain, token }, clock());
+      if (outcome === 'taken') throw unprocessable(`The domain ${domain} is already used by another account`);
+      if (outcome === 'changed') throw unprocessable('The custom domain changed while it was being verified: verify again');
       return viewOf(await findBranding(db, accountId), accountId);
     },
 
@@ -148,12 +217,12 @@ export function createBrandingService(deps: {
       };
     },
 
-    /** The account a request's Host belongs to, when the host is someone's custom domain. */
+    /** The account a request's Host belongs to, when the host is someone's verified custom domain. */
     accountForDomain: (host: string) => accountIdForDomain(db, host.toLowerCase()),
 
-    /** Where the account's viewer links live: its custom domain (TLS at the proxy) or PUBLIC_URL. */
-    async viewerBase(accountId: number): Promise<string> {
-      const row = await findBranding(db, accountId);
+    /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
+    async viewerBase(accountId: number, executor: Executor = db): Promise<string> {
+      const row = await findBranding(executor, accountId);
       return row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
     },
   };

@@ -3,11 +3,14 @@ import http_ from 'node:http';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { startApp } from '../../../test/helpers/app.js';
+import { claimVerifiedDomain, startDnsServer } from '../../../test/helpers/dns-server.js';
 import { createLink } from '../../../test/helpers/files.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 
 const png = (width = 64, height = 32) =>
-  sharp({ create: { width, height, channels: 4, background: { r: 200, g: 30, b: 60, alpha: 1 } } }).png().toBuffer();
+  sharp({ create: { width, height, channels: 4, background: { r: 200, g: 30, b: 60, alpha: 1 } } })
+    .png()
+    .toBuffer();
 
 function logoForm(logo: Buffer, fileName: string, fields: Record<string, string> = {}): FormData {
   const form = new FormData();
@@ -28,10 +31,24 @@ test('defaults until set; every field round-trips; the SMTP password is never re
   assert.equal('smtp_password' in defaults.body, false);
 
   const settings = {
-    company_name: 'Acme Capital', primary_color: '#112233', bg_color: '#fff', btn_text_color: '#FFFFFF', btn_radius: '0.5rem',
-    card_bg_color: '#fafafa', card_border_color: '#ddd', text_color: '#222222', logo_size: 64, custom_domain: 'Docs.Acme.example',
-    smtp_host: 'smtp.acme.example', smtp_port: 2525, smtp_encryption: 'starttls', smtp_username: 'mailer', smtp_password: 'hunter2-secret',
-    from_email: 'deals@acme.example', from_name: 'Acme Deals', email_locale: 'fr',
+    company_name: 'Acme Capital',
+    primary_color: '#112233',
+    bg_color: '#fff',
+    btn_text_color: '#FFFFFF',
+    btn_radius: '0.5rem',
+    card_bg_color: '#fafafa',
+    card_border_color: '#ddd',
+    text_color: '#222222',
+    logo_size: 64,
+    custom_domain: 'Docs.Acme.example',
+    smtp_host: 'smtp.acme.example',
+    smtp_port: 2525,
+    smtp_encryption: 'starttls',
+    smtp_username: 'mailer',
+    smtp_password: 'hunter2-secret',
+    from_email: 'deals@acme.example',
+    from_name: 'Acme Deals',
+    email_locale: 'fr',
   };
   const updated = await http.post('/api/branding', settings);
   assert.equal(updated.status, 200);
@@ -39,6 +56,8 @@ test('defaults until set; every field round-trips; the SMTP password is never re
   assert.equal(updated.body.company_name, 'Acme Capital');
   assert.equal(updated.body.btn_text_color, '#ffffff');
   assert.equal(updated.body.custom_domain, 'docs.acme.example');
+  assert.equal(updated.body.custom_domain_status, 'pending', 'a domain waits for its TXT record');
+  assert.equal(updated.body.smtp_host, 'smtp.acme.example');
   assert.equal(updated.body.smtp_port, 2525);
   assert.equal(updated.body.smtp_password_set, true);
   assert.equal(updated.body.email_locale, 'fr');
@@ -80,20 +99,83 @@ test('each invalid field is a 400 naming it', async (t) => {
   for (const radius of ['0', '8px', '0.5rem', '50%']) assert.equal((await http.post('/api/branding', { btn_radius: radius })).status, 200, radius);
 });
 
-test('a custom domain belongs to one account', async (t) => {
-  const app = await startApp(t);
+test('a custom domain belongs to one account once verified', async (t) => {
+  const dns = await startDnsServer(t);
+  const app = await startApp(t, { env: { DNS_SERVERS: dns.address } });
   const alice = await app.createAccount('business');
   const bob = await app.createAccount('business');
-  assert.equal((await alice.http.post('/api/branding', { custom_domain: 'docs.alice.example' })).status, 200);
+  await claimVerifiedDomain(alice.http, dns, 'docs.alice.example');
   const taken = await bob.http.post('/api/branding', { custom_domain: 'DOCS.alice.example' });
   assert.equal(taken.status, 422);
   assert.match(taken.body.error, /already used/);
 });
 
+test('smtp_host: private, loopback, link-local and unspecified addresses in any notation, and localhost names, are 422', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('business');
+  const refused = [
+    '127.0.0.1',
+    '[::1]',
+    '::1',
+    '0.0.0.0',
+    '0',
+    '2130706433',
+    '0x7f000001',
+    '0177.0.0.1',
+    '127.1',
+    '127.0.0.1.',
+    'localhost',
+    'LOCALHOST.',
+    'mail.localhost',
+    '10.0.0.1',
+    '172.16.0.9',
+    '192.168.1.20',
+    '100.64.0.1',
+    '169.254.169.254',
+    '[::ffff:127.0.0.1]',
+    '::ffff:a9fe:a9fe',
+    'fe80::1',
+    'fd00:ec2::254',
+    '[::]',
+  ];
+  for (const host of refused) {
+    const response = await http.post('/api/branding', { smtp_host: host });
+    assert.equal(response.status, 422, host);
+    assert.match(response.body.error, /SMTP host is refused/, host);
+  }
+  assert.equal((await http.get('/api/branding')).body.smtp_host, null, 'nothing was stored');
+  for (const host of ['not a host', 'smtp.example.com:25', 'user@smtp.example.com', 'smtp.example.com/x']) {
+    const response = await http.post('/api/branding', { smtp_host: host });
+    assert.equal(response.status, 400, host);
+    assert.match(response.body.error, /smtp_host/);
+  }
+  // Names pass here and are checked on their addresses when mail is sent.
+  for (const [host, stored] of [
+    ['Smtp.Acme.example', 'smtp.acme.example'],
+    ['8.8.8.8', '8.8.8.8'],
+    ['[2606:4700:4700::1111]', '2606:4700:4700::1111'],
+  ]) {
+    const response = await http.post('/api/branding', { smtp_host: host });
+    assert.equal(response.status, 200, host);
+    assert.equal(response.body.smtp_host, stored);
+  }
+});
+
+test('ALLOW_PRIVATE_SMTP=1 lets accounts relay through private servers', async (t) => {
+  const app = await startApp(t, { env: { ALLOW_PRIVATE_SMTP: '1' } });
+  const { http } = await app.createAccount('business');
+  for (const host of ['10.0.0.1', 'localhost', '::1']) assert.equal((await http.post('/api/branding', { smtp_host: host })).status, 200, host);
+  const decimal = await http.post('/api/branding', { smtp_host: '2130706433' });
+  assert.equal(decimal.body.smtp_host, '127.0.0.1', 'stored as the address it connects to');
+});
+
 test('logo: re-encoded PNG, served at logo_url, replaceable and removable; SVG and big files refused', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('business');
-  const original = await sharp(await png(80, 40)).jpeg().withMetadata({ exif: { IFD0: { Copyright: 'secret-metadata' } } }).toBuffer();
+  const original = await sharp(await png(80, 40))
+    .jpeg()
+    .withMetadata({ exif: { IFD0: { Copyright: 'secret-metadata' } } })
+    .toBuffer();
   const uploaded = await http.post('/api/branding', logoForm(original, 'logo.jpg', { company_name: 'Logo Co' }));
   assert.equal(uploaded.status, 200, JSON.stringify(uploaded.body));
   assert.equal(uploaded.body.company_name, 'Logo Co');
@@ -136,12 +218,20 @@ test('the brand dresses the visitor pages of the account', async (t) => {
   assert.match(page.text, /--btn-radius: 0;/);
 });
 
-test('custom domain: viewer URLs use it; it serves only its own account\'s links', async (t) => {
-  const app = await startApp(t);
+test("custom domain: once verified, viewer URLs use it; it serves only its own account's links", async (t) => {
+  const dns = await startDnsServer(t);
+  const app = await startApp(t, { env: { DNS_SERVERS: dns.address } });
   const alice = await app.createAccount('business');
   const bob = await app.createAccount('business');
-  await alice.http.post('/api/branding', { custom_domain: 'docs.alice.example' });
-  const uploaded = await alice.http.post('/api/upload', (() => { const f = new FormData(); f.append('file', new Blob(['hi']), 'hi.txt'); return f; })());
+  await claimVerifiedDomain(alice.http, dns, 'docs.alice.example');
+  const uploaded = await alice.http.post(
+    '/api/upload',
+    (() => {
+      const f = new FormData();
+      f.append('file', new Blob(['hi']), 'hi.txt');
+      return f;
+    })(),
+  );
   assert.equal(uploaded.body.viewer_url, `https://docs.alice.example/v/${uploaded.body.id}`);
   assert.equal((await alice.http.get('/api/links')).body.links[0].viewer_url, `https://docs.alice.example/v/${uploaded.body.id}`);
   const bobsLink = await createLink(bob.http, 'bob', 'b.txt');
@@ -149,10 +239,12 @@ test('custom domain: viewer URLs use it; it serves only its own account\'s links
   // fetch() will not send another Host: ask with node:http, as a reverse proxy would.
   const statusOnAlicesDomain = (path: string) =>
     new Promise<number>((resolve, reject) => {
-      http_.get(`${app.url}${path}`, { headers: { host: 'docs.alice.example' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      }).on('error', reject);
+      http_
+        .get(`${app.url}${path}`, { headers: { host: 'docs.alice.example' } }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        })
+        .on('error', reject);
     });
   assert.equal(await statusOnAlicesDomain(`/v/${uploaded.body.id}`), 200);
   assert.equal(await statusOnAlicesDomain(`/v/${bobsLink}`), 404, "another account's link does not exist there");
@@ -163,10 +255,16 @@ test('share e-mails the viewer link to each recipient', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'x', 'pitch.pdf');
-  const shared = await http.post(`/api/links/${id}/share`, { emails: ['ann@example.com', 'Bob@Example.com'], message: 'Here is the deck.\nTalk soon.' });
+  const shared = await http.post(`/api/links/${id}/share`, {
+    emails: ['ann@example.com', 'Bob@Example.com'],
+    message: 'Here is the deck.\nTalk soon.',
+  });
   assert.deepEqual(shared.body, { ok: true });
   const mails = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().orderBy('id').execute();
-  assert.deepEqual(mails.map((m) => m.to_address), ['ann@example.com', 'bob@example.com']);
+  assert.deepEqual(
+    mails.map((m) => m.to_address),
+    ['ann@example.com', 'bob@example.com'],
+  );
   for (const mail of mails) {
     assert.ok(mail.text_body.includes(`/v/${id}`));
     assert.ok(mail.text_body.includes('Here is the deck.'));

@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { payloadTooLarge, unprocessable } from '../../core/errors.js';
 
 export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
@@ -10,7 +9,14 @@ const ACCEPTED_FORMATS = new Set(['png', 'jpeg', 'webp']);
  */
 export async function reencodeLogo(upload: Buffer): Promise<Buffer> {
   if (upload.length > MAX_LOGO_BYTES) throw payloadTooLarge('The logo must be at most 2 MB');
-  const format = await sharp(upload).metadata().then((metadata) => metadata.format, () => undefined);
+  // sharp (libvips, tens of MB) loads with the first logo rather than with every process.
+  const { default: sharp } = await import('sharp');
+  const format = await sharp(upload)
+    .metadata()
+    .then(
+      (metadata) => metadata.format,
+      () => undefined,
+    );
   if (!format || !ACCEPTED_FORMATS.has(format)) throw unprocessable('The logo must be a PNG, JPEG or WebP image (SVG is not accepted)');
   return sharp(upload).rotate().resize({ width: 1024, height: 1024, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
 }

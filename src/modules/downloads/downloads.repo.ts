@@ -2,12 +2,31 @@ import type { Executor } from '../../db/executor.js';
 
 export async function insertDownloadToken(
   db: Executor,
-  token: { linkId: string; tokenHash: string; uses: number; expiresAt: number; createdAt: number },
+  token: { linkId: string; tokenHash: string; uses: number; expiresAt: number; createdAt: number; purchased: boolean },
 ): Promise<void> {
   await db
     .insertInto('download_tokens')
-    .values({ link_id: token.linkId, token_hash: token.tokenHash, uses_left: token.uses, expires_at: token.expiresAt, created_at: token.createdAt })
+    .values({
+      link_id: token.linkId,
+      token_hash: token.tokenHash,
+      uses_left: token.uses,
+      expires_at: token.expiresAt,
+      created_at: token.createdAt,
+      purchased: Number(token.purchased),
+    })
     .execute();
+}
+
+/** A token of this link with a use left, not yet expired. */
+export function findSpendableDownloadToken(db: Executor, linkId: string, tokenHash: string, now: number) {
+  return db
+    .selectFrom('download_tokens')
+    .select(['id', 'purchased'])
+    .where('token_hash', '=', tokenHash)
+    .where('link_id', '=', linkId)
+    .where('uses_left', '>', 0)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
 }
 
 /** Spends one use of a live token of this link, atomically; false if there was none to spend. */

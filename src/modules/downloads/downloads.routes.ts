@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { forbidden } from '../../core/errors.js';
 import { sendFile } from '../../core/file-response.js';
@@ -17,63 +18,77 @@ export interface SessionDownloads {
   spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
 }
 
-export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService; purchases: SessionDownloads; counter: WindowCounter }> = async (
-  app,
-  { downloads, purchases, counter },
-) => {
-  app.post('/:id/download-tokens', {
-    schema: {
-      tags,
-      summary: 'Issue a token that lets its holder download the original file',
-      description: 'The token is shown once; each download spends one use.',
-      params: LinkParams,
-      body: Type.Optional(Type.Object({
-        uses: Type.Integer({ minimum: 1, maximum: 1000, default: 1 }),
-        ttlSeconds: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400 }),
-      })),
-      response: {
-        200: Type.Object({ token: Type.String(), expires_at: Type.String({ format: 'date-time' }), uses: Type.Integer() }),
-        ...authErrors,
-        404: ErrorBody,
-        410: ErrorBody,
+export const downloadsRoutes: FastifyPluginAsyncTypebox<{
+  downloads: DownloadsService;
+  purchases: SessionDownloads;
+  counter: WindowCounter;
+}> = async (app, { downloads, purchases, counter }) => {
+  app.post(
+    '/:id/download-tokens',
+    {
+      schema: {
+        tags,
+        operationId: 'createDownloadToken',
+        summary: 'Issue a token that lets its holder download the original file',
+        description: 'The token is shown once; each download spends one use.',
+        params: LinkParams,
+        body: Type.Optional(
+          Type.Object({
+            uses: Type.Integer({ minimum: 1, maximum: 1000, default: 1 }),
+            ttlSeconds: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400 }),
+          }),
+        ),
+        response: {
+          200: Type.Object({ token: Type.String(), expires_at: Type.String({ format: 'date-time' }), uses: Type.Integer() }),
+          ...authErrors,
+          404: ErrorBody,
+          410: ErrorBody,
+        },
       },
     },
-  }, async (request) => {
-    const { uses = 1, ttlSeconds = 86_400 } = request.body ?? {};
-    return downloads.issueToken(principalOf(request).accountId, request.params.id, { uses, ttlSeconds });
-  });
+    async (request) => {
+      const { uses = 1, ttlSeconds = 86_400 } = request.body ?? {};
+      return downloads.issueToken(principalOf(request).accountId, request.params.id, { uses, ttlSeconds });
+    },
+  );
 
-  app.get('/:id/download-original', {
-    config: { public: true },
-    onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP, 'Too many download attempts; try again in a minute'),
-    schema: {
-      tags,
-      summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
-      description:
-        'Needs no API key. Supports HTTP Range; every request spends one use of the token, or one of the 5 downloads ' +
-        '(within 7 days) a paid Stripe checkout session allows.',
-      security: [],
-      params: LinkParams,
-      querystring: Type.Object({
-        token: Type.Optional(Type.String({ maxLength: 200 })),
-        session_id: Type.Optional(Type.String({ maxLength: 300 })),
-      }),
-      response: {
-        200: Type.Unknown({ description: 'the file, as an attachment' }),
-        206: Type.Unknown({ description: 'the requested byte range' }),
-        400: ErrorBody,
-        403: ErrorBody,
-        416: ErrorBody,
-        429: ErrorBody,
-        502: ErrorBody,
-        503: ErrorBody,
+  app.get(
+    '/:id/download-original',
+    {
+      config: { public: true },
+      onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP, 'Too many download attempts; try again in a minute'),
+      schema: {
+        tags,
+        operationId: 'downloadOriginal',
+        summary: 'The original, un-watermarked file, against a download token or a paid checkout session',
+        description:
+          'Needs no API key. Supports HTTP Range; every request spends one use of the token, or one of the 5 downloads ' +
+          '(within 7 days) a paid Stripe checkout session allows.',
+        security: [],
+        params: LinkParams,
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 200 })),
+          session_id: Type.Optional(Type.String({ maxLength: 300 })),
+        }),
+        response: {
+          200: Type.Unknown({ description: 'the file, as an attachment' }),
+          206: Type.Unknown({ description: 'the requested byte range' }),
+          400: ErrorBody,
+          403: ErrorBody,
+          416: ErrorBody,
+          429: ErrorBody,
+          502: ErrorBody,
+          503: ErrorBody,
+        },
       },
     },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const { token, session_id: sessionId } = request.query;
-    if (token) return sendFile(request, reply, await downloads.redeemToken(id, token), 'attachment');
-    if (sessionId) return sendFile(request, reply, await downloads.redeemWith(id, (link) => purchases.spendSessionDownload(link, sessionId)), 'attachment');
-    throw forbidden('A valid download token or paid checkout session is required');
-  });
+    async (request, reply) => {
+      const { id } = request.params;
+      const { token, session_id: sessionId } = request.query;
+      if (token) return sendFile(request, reply, await downloads.redeemToken(id, token), 'attachment');
+      if (sessionId)
+        return sendFile(request, reply, await downloads.redeemWith(id, (link) => purchases.spendSessionDownload(link, sessionId)), 'attachment');
+      throw forbidden('A valid download token or paid checkout session is required');
+    },
+  );
 };

@@ -1,14 +1,14 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
-import { forbidden, notFound } from '../../core/errors.js';
+import { forbidden, gone, notFound } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { ByteRange } from '../../infra/storage/index.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { FileReader } from '../files/file-reader.js';
-import type { LinksService } from '../links/links.service.js';
-import { insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
+import { isExpired, type LinksService } from '../links/links.service.js';
+import { findSpendableDownloadToken, insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
 
 const TOKEN_PREFIX = 'lvd_';
 
@@ -29,12 +29,29 @@ export function createDownloadsService(deps: {
 }) {
   const { db, clock, reader, links, events } = deps;
 
-  async function mintToken(executor: Executor, linkId: string, options: { uses: number; ttlSeconds: number }) {
+  async function mintToken(executor: Executor, linkId: string, options: { uses: number; ttlSeconds: number; purchased: boolean }) {
     const token = TOKEN_PREFIX + randomBase62(40);
     const now = clock();
     const expiresAt = now + options.ttlSeconds * 1000;
-    await insertDownloadToken(executor, { linkId, tokenHash: sha256Hex(token), uses: options.uses, expiresAt, createdAt: now });
+    await insertDownloadToken(executor, {
+      linkId,
+      tokenHash: sha256Hex(token),
+      uses: options.uses,
+      expiresAt,
+      createdAt: now,
+      purchased: options.purchased,
+    });
     return { token, expiresAt };
+  }
+
+  /**
+   * An owner's token obeys its link like every visitor path: 410 once the link expired, 403
+   * once it is deactivated. A buyer paid for the file, so a purchase keeps working until the
+   * file is deleted.
+   */
+  function assertLinkStillShared(link: LinkRow): void {
+    if (isExpired(link, clock())) throw gone();
+    if (link.is_active !== 1) throw forbidden('This link has been deactivated');
   }
 
   /** Checks the link still has its file, then spends one use of the caller's proof (same 403 for every refusal). */
@@ -51,28 +68,34 @@ export function createDownloadsService(deps: {
     async issueToken(accountId: number, linkId: string, options: { uses: number; ttlSeconds: number }) {
       const link = await links.ownLink(accountId, linkId, { live: true });
       if (link.kind !== 'file') throw notFound(`File link ${linkId}`);
-      const { token, expiresAt } = await mintToken(db, linkId, options);
+      const { token, expiresAt } = await mintToken(db, linkId, { ...options, purchased: false });
       return { token, expires_at: isoTime(expiresAt), uses: options.uses };
     },
 
     /** A token a buyer paid for: the purchase vouches for it, not an owner's key. Written in the caller's transaction. */
     issuePurchaseToken: (linkId: string, options: { uses: number; ttlSeconds: number }, executor: Executor) =>
-      mintToken(executor, linkId, options),
+      mintToken(executor, linkId, { ...options, purchased: true }),
 
     redeemWith,
 
     /**
-     * Spends one use of `token` and describes the original file. Every refusal is the same
-     * 403, so a caller learns nothing about which links or tokens exist.
+     * Spends one use of `token` and describes the original file. A missing, spent or foreign
+     * token is the same 403 whatever the link, so a caller learns nothing about which links
+     * or tokens exist; only a holder of a live token learns that its link expired or was
+     * turned off.
      */
     redeemToken(linkId: string, token: string): Promise<OriginalFile> {
-      return redeemWith(linkId, (link) =>
-        db.transaction().execute(async (trx) => {
-          if (!(await spendDownloadToken(trx, linkId, sha256Hex(token), clock()))) return false;
+      const tokenHash = sha256Hex(token);
+      return redeemWith(linkId, async (link) => {
+        const found = await findSpendableDownloadToken(db, linkId, tokenHash, clock());
+        if (!found) return false;
+        if (found.purchased !== 1) assertLinkStillShared(link);
+        return db.transaction().execute(async (trx) => {
+          if (!(await spendDownloadToken(trx, linkId, tokenHash, clock()))) return false;
           await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId, payload: { linkName: link.name } });
           return true;
-        }),
-      );
+        });
+      });
     },
   };
 }

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { testEnv } from '../../../test/helpers/app.js';
-import { loadConfig } from '../../config.js';
-import { openDatabase, type DatabaseHandle, type Db } from '../../db/kysely.js';
+import { openTestDatabase } from '../../../test/helpers/database.js';
+import { createJobRunner, listJobs, type JobRunnerDeps } from '../../infra/jobs/index.js';
+import type { Db } from '../../db/kysely.js';
 import { insertAccount } from '../accounts/accounts.repo.js';
+import { createAccountRecords } from '../accounts/accounts.service.js';
+import { createIntegrationsService } from '../integrations/integrations.service.js';
 import { insertIntegration } from '../integrations/integrations.repo.js';
-import { createEventDispatcher, PermanentDeliveryError, retryDelayMs, type DeliverFn, type EventDispatcherOptions } from './event-dispatcher.js';
+import {
+  createEventDispatcher,
+  EVENT_DELIVERY_JOB,
+  PermanentDeliveryError,
+  retryDelayMs,
+  type DeliverFn,
+  type EventDispatcherOptions,
+} from './event-dispatcher.js';
 import { createEventsService } from './events.service.js';
 
 interface LogEntry {
@@ -14,45 +23,53 @@ interface LogEntry {
   msg?: string;
 }
 
-/** A migrated database (SQLite file or PostgreSQL schema) and a way to open a second connection to it, as another replica would. */
-async function openTestDatabase(t: TestContext): Promise<{ db: Db; reopen(): DatabaseHandle }> {
-  const handles: DatabaseHandle[] = [];
-  t.after(() => Promise.all(handles.map((handle) => handle.close())));
-  const config = loadConfig(await testEnv(t)).database;
-  const reopen = () => {
-    const handle = openDatabase(config);
-    handles.push(handle);
-    return handle;
-  };
-  const first = reopen();
-  await first.migrate();
-  return { db: first.db, reopen };
-}
-
 async function setup(t: TestContext, integrations = 1) {
-  const { db, reopen } = await openTestDatabase(t);
+  const { handle, reopen } = await openTestDatabase(t);
+  const db = handle.db;
   const clock = { now: 1_700_000_000_000 };
   const accountId = await insertAccount(db, { email: `owner-${Math.random()}@example.com`, name: null, plan: 'business', createdAt: clock.now });
   const integrationIds: number[] = [];
   for (let i = 0; i < integrations; i++) {
     integrationIds.push(await insertIntegration(db, { accountId, type: 'slack', channel: '', webhookUrlSealed: 'sealed', now: clock.now }));
   }
-  const events = createEventsService({ clock: () => clock.now });
-  const record = (linkName = 'deck.pdf') => events.record(db, { accountId, type: 'link.viewed', linkId: null, payload: { linkName, ip: '203.0.113.7' } });
   const log: LogEntry[] = [];
-  const dispatcher = (deliver: DeliverFn, options: Partial<EventDispatcherOptions> = {}) => {
-    const created = createEventDispatcher({
-      db,
+  const recordingLog = {
+    warn: (obj: object, msg?: string) => log.push({ level: 'warn', obj: obj as LogEntry['obj'], msg }),
+    error: (obj: object, msg?: string) => log.push({ level: 'error', obj: obj as LogEntry['obj'], msg }),
+  };
+  // Only writes jobs: the dispatchers below run them.
+  const queue = createJobRunner({ db, clock: () => clock.now, log: recordingLog });
+  const integrationsOf = (executor: Db) =>
+    createIntegrationsService({
+      db: executor,
       clock: () => clock.now,
-      log: { warn: (obj, msg) => log.push({ level: 'warn', obj: obj as LogEntry['obj'], msg }), error: (obj, msg) => log.push({ level: 'error', obj: obj as LogEntry['obj'], msg }) },
-      deliver,
-      pollMs: 10,
-      retryBaseMs: 1_000,
-      maxAttempts: 3,
-      ...options,
+      masterKey: Buffer.alloc(32),
+      allowPrivateWebhooks: true,
+      accounts: createAccountRecords({ db: executor }),
     });
-    t.after(() => created.stop());
-    return created;
+  const events = createEventsService({ clock: () => clock.now, jobs: queue, integrations: integrationsOf(db) });
+  const record = (linkName = 'deck.pdf', executor = db) =>
+    events.record(executor, { accountId, type: 'link.viewed', linkId: null, payload: { linkName, ip: '203.0.113.7' } });
+  /** A replica: a job runner of its own running the event.deliver kind, wired as the runtime wires it. */
+  const dispatcher = (deliver: DeliverFn, options: Partial<EventDispatcherOptions> = {}, runner: Partial<JobRunnerDeps> = {}) => {
+    const replicaDb = options.db ?? db;
+    const jobs = createJobRunner({ db: replicaDb, clock: () => clock.now, log: recordingLog, ...runner });
+    jobs.register(
+      EVENT_DELIVERY_JOB,
+      createEventDispatcher({
+        db: replicaDb,
+        clock: () => clock.now,
+        log: recordingLog,
+        integrations: integrationsOf(replicaDb),
+        deliver,
+        pollMs: 10,
+        retryBaseMs: 1_000,
+        maxAttempts: 3,
+        ...options,
+      }),
+    );
+    t.after(() => jobs.stop());
+    return { drain: () => jobs.drain(EVENT_DELIVERY_JOB), start: () => jobs.start() };
   };
   const deliveries = () => db.selectFrom('event_deliveries').selectAll().orderBy('id').execute();
   return { db, reopen, clock, accountId, integrationIds, record, log, dispatcher, deliveries };
@@ -68,9 +85,34 @@ test('an event gets one pending delivery per enabled integration of its own acco
   const rows = await deliveries();
   assert.equal(rows.length, 1);
   assert.deepEqual(
-    { event: rows[0]!.event_id, integration: rows[0]!.integration_id, status: rows[0]!.status, attempts: rows[0]!.attempts, due: Number(rows[0]!.next_attempt_at) },
+    {
+      event: rows[0]!.event_id,
+      integration: rows[0]!.integration_id,
+      status: rows[0]!.status,
+      attempts: rows[0]!.attempts,
+      due: Number(rows[0]!.next_attempt_at),
+    },
     { event: eventId, integration: integrationIds[0], status: 'pending', attempts: 0, due: clock.now },
   );
+  const jobs = await listJobs(db);
+  assert.deepEqual(
+    jobs.map((job) => [job.kind, JSON.parse(job.payload), job.status, Number(job.run_at)]),
+    [[EVENT_DELIVERY_JOB, { deliveryId: rows[0]!.id }, 'pending', clock.now]],
+    'one job per delivery',
+  );
+});
+
+test('an event recorded in a transaction that rolls back leaves no delivery and no job', async (t) => {
+  const { db, record, deliveries } = await setup(t);
+  await assert.rejects(
+    db.transaction().execute(async (trx) => {
+      await record('rolled back', trx);
+      throw new Error('abort');
+    }),
+    /abort/,
+  );
+  assert.equal((await deliveries()).length, 0);
+  assert.equal((await listJobs(db)).length, 0);
 });
 
 test('failures back off exponentially; the last try marks it failed and logs an error', async (t) => {
@@ -100,7 +142,10 @@ test('failures back off exponentially; the last try marks it failed and logs an 
   assert.equal(row!.status, 'failed');
   assert.equal(row!.attempts, 3);
   assert.equal(row!.last_error, 'receiver answered 500');
-  assert.deepEqual(log.map((entry) => entry.level), ['warn', 'warn', 'error']);
+  assert.deepEqual(
+    log.map((entry) => entry.level),
+    ['warn', 'warn', 'error'],
+  );
   assert.equal(log[2]!.msg, 'event delivery failed for good');
   assert.equal(log[2]!.obj.deliveryId, row!.id);
   assert.equal(log[2]!.obj.eventType, 'link.viewed');
@@ -138,15 +183,20 @@ test('two replicas on one database deliver each event exactly once', async (t) =
   const rows = await deliveries();
   assert.equal(rows.length, 60);
   assert.ok(rows.every((row) => row.status === 'delivered' && row.attempts === 1));
-  assert.deepEqual([...sent].sort((a, b) => a - b), rows.map((row) => row.id), 'each delivery sent once');
+  assert.deepEqual(
+    [...sent].sort((a, b) => a - b),
+    rows.map((row) => row.id),
+    'each delivery sent once',
+  );
 });
 
 test('a delivery leased by a dispatcher that died goes out once the lease runs out', async (t) => {
-  const { record, dispatcher, deliveries, clock } = await setup(t);
+  const { db, record, dispatcher, deliveries, clock } = await setup(t);
   await record();
-  const crashed = dispatcher(() => new Promise<void>(() => {}), { leaseMs: 60_000 });
+  // Its stop gives up waiting at once: the send never ends.
+  const crashed = dispatcher(() => new Promise<void>(() => {}), { leaseMs: 60_000 }, { stopTimeoutMs: 10 });
   void crashed.drain(); // hangs in the send, as a killed process would never finish it
-  while ((await deliveries())[0]!.attempts === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  while ((await listJobs(db))[0]!.status !== 'running') await new Promise((resolve) => setTimeout(resolve, 5));
 
   let delivered = 0;
   const survivor = dispatcher(async () => {

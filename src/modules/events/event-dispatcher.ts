@@ -1,28 +1,35 @@
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import { claimDueDeliveries, loadDeliveries, markDelivered, markFailed, scheduleRetry, type DeliveryClaim } from './events.repo.js';
-import { startPeriodicJob, type PeriodicJob } from '../../core/periodic-job.js';
+import { failedAttemptRecord, PermanentJobError, type JobFailure, type JobKind, type JobLog, type RunningJob } from '../../infra/jobs/index.js';
+import type { IntegrationsService } from '../integrations/integrations.service.js';
+import { loadDelivery, markDelivered, recordDeliveryFailure } from './events.repo.js';
 
-export type DueDelivery = Awaited<ReturnType<typeof loadDeliveries>>[number];
+/** The job kind that sends one delivery (an event to one integration); its payload names the row. */
+export const EVENT_DELIVERY_JOB = 'event.deliver';
+export interface EventDeliveryJob {
+  deliveryId: number;
+}
+
+type IntegrationTarget = NonNullable<Awaited<ReturnType<IntegrationsService['deliveryTarget']>>>;
+
+/** A delivery with its event and where it goes. */
+export type DueDelivery = Omit<NonNullable<Awaited<ReturnType<typeof loadDelivery>>>, 'integrationId'> & { integration: IntegrationTarget };
 
 /** Sends one delivery; throws to have it retried, or a PermanentDeliveryError to give up now. */
 export type DeliverFn = (delivery: DueDelivery) => Promise<void>;
 
 /** A failure that retrying cannot fix (the webhook is gone, refused by policy, …). */
-export class PermanentDeliveryError extends Error {
+export class PermanentDeliveryError extends PermanentJobError {
   override name = 'PermanentDeliveryError';
-}
-
-export interface DispatchLog {
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
 }
 
 export interface EventDispatcherOptions {
   db: Db;
   clock: Clock;
-  log: DispatchLog;
+  log: JobLog;
+  integrations: Pick<IntegrationsService, 'deliveryTarget'>;
   deliver: DeliverFn;
+  /** EVENT_POLL_MS: how soon a recorded event goes out (deliveries wait for the poll, as they always did) */
   pollMs: number;
   /** delay after the first failed attempt; doubled after each further one, capped at an hour */
   retryBaseMs: number;
@@ -34,90 +41,62 @@ export interface EventDispatcherOptions {
 }
 
 const MAX_RETRY_DELAY_MS = 3_600_000;
-const MAX_ERROR_LENGTH = 500;
 
 export function retryDelayMs(retryBaseMs: number, attempt: number): number {
   return Math.min(retryBaseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS);
 }
 
 /**
- * Delivers the events outbox: claims due deliveries with a lease (so with several replicas
- * each is sent by one of them), sends them, and records the outcome with backoff. All
- * state is in the database: after a restart, pending deliveries go out on the first poll.
+ * The `event.deliver` job kind, registered on the job runner under EVENT_DELIVERY_JOB: sends
+ * a delivery of the events outbox and keeps its row (status, attempts, last error) in step.
+ * The runner holds the lease, the retries and the restart: pending deliveries go out on the
+ * first poll after a restart, each by one replica.
  */
-export function createEventDispatcher(options: EventDispatcherOptions) {
-  const { db, clock, log, deliver, pollMs, retryBaseMs, maxAttempts } = options;
-  const concurrency = options.concurrency ?? 4;
-  const leaseMs = options.leaseMs ?? 60_000;
-  let job: PeriodicJob | undefined;
-  let stopping = false;
+export function createEventDispatcher(options: EventDispatcherOptions): JobKind<EventDeliveryJob> {
+  const { db, clock, log, integrations, deliver, retryBaseMs } = options;
 
-  async function recordFailure(claim: DeliveryClaim, delivery: DueDelivery | undefined, error: unknown): Promise<void> {
-    const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+  /** The delivery with its event and integration, or undefined when either is gone. */
+  async function dueDelivery(executor: Executor, deliveryId: number): Promise<DueDelivery | undefined> {
+    const found = await loadDelivery(executor, deliveryId);
+    if (!found) return undefined;
+    const { integrationId, ...delivery } = found;
+    const integration = await integrations.deliveryTarget(integrationId, executor);
+    return integration && { ...delivery, integration };
+  }
+
+  async function send({ deliveryId }: EventDeliveryJob, job: RunningJob): Promise<void> {
+    const delivery = await dueDelivery(db, deliveryId);
+    if (!delivery) throw new PermanentDeliveryError('the event or integration is gone');
+    // Delivered or given up already: a job that ran twice.
+    if (delivery.status !== 'pending') return;
+    if (!delivery.integration.enabled) throw new PermanentDeliveryError('the integration is disabled');
+    await deliver(delivery);
+    await markDelivered(db, deliveryId, job.attempt, clock());
+  }
+
+  async function recordFailure(trx: Executor, { deliveryId }: EventDeliveryJob, failure: JobFailure): Promise<void> {
+    const delivery = await dueDelivery(trx, deliveryId);
     const context = {
-      deliveryId: claim.id,
+      deliveryId,
       eventId: delivery?.event.id,
       eventType: delivery?.event.type,
       integrationId: delivery?.integration.id,
-      attempt: claim.attempts,
-      error: reason,
+      attempt: failure.attempt,
+      error: failure.message,
     };
-    if (error instanceof PermanentDeliveryError || claim.attempts >= maxAttempts) {
-      log.error(context, 'event delivery failed for good');
-      await markFailed(db, claim, reason);
-    } else {
-      const delay = retryDelayMs(retryBaseMs, claim.attempts);
-      log.warn({ ...context, retryInMs: delay }, 'event delivery failed, will retry');
-      await scheduleRetry(db, claim, clock() + delay, reason);
-    }
-  }
-
-  async function attempt(claim: DeliveryClaim, delivery: DueDelivery | undefined): Promise<void> {
-    try {
-      if (!delivery) throw new PermanentDeliveryError('the event or integration is gone');
-      if (!delivery.integration.enabled) throw new PermanentDeliveryError('the integration is disabled');
-      await deliver(delivery);
-    } catch (error) {
-      await recordFailure(claim, delivery, error);
-      return;
-    }
-    // Outside the try: a database error here must not count as a failed send and resend it.
-    await markDelivered(db, claim.id, clock());
-  }
-
-  /** Sends everything due now; resolves with how many deliveries were attempted. */
-  async function drain(): Promise<number> {
-    let attempted = 0;
-    while (!stopping) {
-      const claims = await claimDueDeliveries(db, clock(), leaseMs, concurrency);
-      if (claims.length === 0) break;
-      const loaded = await loadDeliveries(db, claims.map((claim) => claim.id));
-      const deliveries = new Map(loaded.map((delivery) => [delivery.deliveryId, delivery]));
-      // allSettled: a database error on one must not return while the others are still sending.
-      const outcomes = await Promise.allSettled(claims.map((claim) => attempt(claim, deliveries.get(claim.id))));
-      const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-      if (failure) throw failure.reason;
-      attempted += claims.length;
-    }
-    return attempted;
+    if (failure.retry) log.warn({ ...context, retryInMs: failure.retry.inMs }, 'event delivery failed, will retry');
+    else log.error(context, 'event delivery failed for good');
+    await recordDeliveryFailure(trx, deliveryId, failedAttemptRecord(failure));
   }
 
   return {
-    drain,
-    start(): void {
-      if (job) return;
-      stopping = false;
-      job = startPeriodicJob(drain, pollMs, (error) =>
-        log.error({ error: error instanceof Error ? error.message : String(error) }, 'event dispatcher failed to read the outbox'),
-      );
-    },
-    /** Stops polling and waits for the deliveries in flight to be recorded. */
-    async stop(): Promise<void> {
-      stopping = true;
-      await job?.stop();
-      job = undefined;
-    },
+    run: send,
+    onFailure: recordFailure,
+    maxAttempts: options.maxAttempts,
+    backoffMs: (attempt) => retryDelayMs(retryBaseMs, attempt),
+    pollMs: options.pollMs,
+    concurrency: options.concurrency ?? 4,
+    leaseMs: options.leaseMs ?? 60_000,
+    runOnEnqueue: false,
   };
 }
-
-export type EventDispatcher = ReturnType<typeof createEventDispatcher>;

@@ -1,21 +1,35 @@
 import type { Clock, Executor } from '../../db/executor.js';
+import type { JobQueue } from '../../infra/jobs/index.js';
+import { EVENT_DELIVERY_JOB, type EventDeliveryJob } from './event-dispatcher.js';
+import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { NewEvent } from './event-types.js';
 import { insertEvent } from './events.repo.js';
 
 /** A read model kept in step with the events, written in the same transaction (e.g. unique visitors). */
 export type EventProjection = (trx: Executor, event: NewEvent, at: number) => Promise<void>;
 
-/** The outbox side of events: modules record them; the dispatcher delivers them. */
-export function createEventsService(deps: { clock: Clock; projections?: readonly EventProjection[] }) {
-  const { clock, projections = [] } = deps;
+/** The outbox side of events: modules record them; the job runner delivers them (event-dispatcher.ts). */
+export function createEventsService(deps: {
+  clock: Clock;
+  jobs: Pick<JobQueue, 'enqueueMany'>;
+  /** Each enabled integration of the account gets a delivery; one added later does not get old events. */
+  integrations: Pick<IntegrationsService, 'enabledIds'>;
+  projections?: readonly EventProjection[];
+}) {
+  const { clock, jobs, integrations, projections = [] } = deps;
   return {
     /**
-     * Records `event` with its pending deliveries on `trx`, the transaction of the change
-     * that caused it: the event exists if and only if that change is committed.
+     * Records `event` with its pending deliveries and their jobs on `trx`, the transaction of
+     * the change that caused it: the event exists if and only if that change is committed.
      */
     async record(trx: Executor, event: NewEvent): Promise<number> {
       const at = clock();
-      const id = await insertEvent(trx, event, at);
+      const { id, deliveryIds } = await insertEvent(trx, event, at, await integrations.enabledIds(event.accountId, trx));
+      await jobs.enqueueMany(
+        EVENT_DELIVERY_JOB,
+        deliveryIds.map((deliveryId): EventDeliveryJob => ({ deliveryId })),
+        { executor: trx },
+      );
       for (const project of projections) await project(trx, event, at);
       return id;
     },

@@ -1,14 +1,75 @@
 import path from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import { lookup } from 'mime-types';
 import { unprocessable } from '../../core/errors.js';
 
-export const BLOCKED_EXTENSIONS = ['exe', 'dll', 'bat', 'cmd', 'msi', 'bin', 'iso', 'img', 'zip', 'rar', 'tar', 'gz'] as const;
+export const BLOCKED_EXTENSIONS = [
+  'exe',
+  'dll',
+  'bat',
+  'cmd',
+  'com',
+  'msi',
+  'msp',
+  'scr',
+  'pif',
+  'cpl',
+  'ps1',
+  'vbs',
+  'vbe',
+  'jse',
+  'wsf',
+  'wsh',
+  'hta',
+  'jar',
+  'lnk',
+  'reg',
+  'bin',
+  'iso',
+  'img',
+  'zip',
+  'rar',
+  'tar',
+  'gz',
+] as const;
+
+/** The most a stored file name may take, in bytes of UTF-8 (what common file systems allow). */
+export const MAX_FILE_NAME_BYTES = 255;
+const segmenter = new Intl.Segmenter();
+
+/** The longest start of `text` that fits in `maxBytes` of UTF-8, cut between characters. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    bytes += Buffer.byteLength(segment);
+    if (bytes > maxBytes) break;
+    out += segment;
+  }
+  return out;
+}
+
+/**
+ * The name a file is stored under, as Windows would save it: no folders, no control
+ * characters, no trailing dots or spaces ("x.bat." is x.bat), at most 255 bytes of UTF-8
+ * with the extension kept.
+ */
+export function storedFileName(sent: string): string {
+  const base = sent.slice(Math.max(sent.lastIndexOf('/'), sent.lastIndexOf('\\')) + 1);
+  const name =
+    base
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .replace(/[. ]+$/, '')
+      .trim() || 'file';
+  if (Buffer.byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
+  const extension = path.extname(name);
+  const kept = Buffer.byteLength(extension) <= 32 ? extension : '';
+  return truncateUtf8(name.slice(0, name.length - kept.length), MAX_FILE_NAME_BYTES - Buffer.byteLength(kept)) + kept;
+}
 
 /** Bytes file-type needs to recognise any format it knows. */
 export const SNIFF_BYTES = 4100;
 
-/** The last extension counts: "report.pdf.exe" is an exe. */
+/** The last extension of the stored name counts: "report.pdf.exe" is an exe. */
 export function assertAllowedFileName(fileName: string): void {
   const extension = path.extname(fileName).slice(1).toLowerCase();
   if ((BLOCKED_EXTENSIONS as readonly string[]).includes(extension)) {
@@ -31,6 +92,8 @@ export const executableRefused = () => unprocessable('Executable files are not a
 
 /** The media type from the content when it is recognisable, else from the name. */
 export async function detectMime(head: Buffer, fileName: string): Promise<string> {
+  // file-type and its tokenizers (about 30 modules) load with the first upload, not at start.
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(head);
   return sniffed?.mime ?? (lookup(fileName) || 'application/octet-stream');
 }

@@ -4,7 +4,7 @@ import { payloadTooLarge } from '../../core/errors.js';
 import { newFileKey, wrapFileKey } from '../../infra/crypto/envelope.js';
 import { createEncryptStream } from '../../infra/crypto/segmented-aead.js';
 import type { BlobStore } from '../../infra/storage/index.js';
-import { assertAllowedFileName, detectMime, executableRefused, isExecutable, SNIFF_BYTES } from './content-checks.js';
+import { assertAllowedFileName, detectMime, executableRefused, isExecutable, SNIFF_BYTES, storedFileName } from './content-checks.js';
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
@@ -64,25 +64,19 @@ class IntakeGuard extends Transform {
   }
 }
 
-export function createFileIntake(deps: {
-  blobs: BlobStore;
-  masterKey: Buffer;
-  maxBytes?: number;
-}) {
+export function createFileIntake(deps: { blobs: BlobStore; masterKey: Buffer; maxBytes?: number }) {
   const { blobs, masterKey } = deps;
   const maxBytes = deps.maxBytes ?? MAX_UPLOAD_BYTES;
 
   return {
     maxBytes,
 
-    /** Checks the name before reading a byte (422 for a blocked extension). */
-    assertAcceptableName: assertAllowedFileName,
-
     /**
      * Streams one file through the checks and the cipher into `blobKey`. Resolves once the
      * blob is durable; on any failure (limit, executable, client abort) nothing remains.
      */
-    async store(blobKey: string, fileName: string, content: Readable, signal?: AbortSignal): Promise<StoredFile> {
+    async store(blobKey: string, sentName: string, content: Readable, signal?: AbortSignal): Promise<StoredFile> {
+      const fileName = storedFileName(sentName);
       assertAllowedFileName(fileName);
       const fileKey = newFileKey();
       const guard = new IntakeGuard(maxBytes);
@@ -92,7 +86,10 @@ export function createFileIntake(deps: {
         await Promise.all([pipeline(content, guard, encrypt, { signal }), stored]);
       } catch (error) {
         // put() removes its partial blob itself; this covers a put that had already finished.
-        await stored.then(() => blobs.delete(blobKey), () => undefined);
+        await stored.then(
+          () => blobs.delete(blobKey),
+          () => undefined,
+        );
         throw error;
       }
       return {

@@ -1,7 +1,17 @@
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
-import { badRequest } from '../../core/errors.js';
+import { AppError, badRequest } from '../../core/errors.js';
 import type { FileIntake, StoredFile } from './file-intake.js';
+
+// What busboy says of a body that is not well-formed multipart or ends before its closing boundary.
+const MALFORMED_MULTIPART = /unexpected end of multipart data|boundary not found|malformed part header/i;
+
+/** A client's broken multipart body is a 400, never a 500; anything else passes through unchanged. */
+export function asClientError(error: unknown): unknown {
+  return error instanceof Error && !(error instanceof AppError) && MALFORMED_MULTIPART.test(error.message)
+    ? badRequest('The multipart body is malformed or ends early: send the whole form again')
+    : error;
+}
 
 export interface ReceivedUpload {
   file: StoredFile;
@@ -9,13 +19,18 @@ export interface ReceivedUpload {
   fields: Record<string, string>;
 }
 
-const MAX_NAME_LENGTH = 255;
-
 /**
  * Reads a multipart form whose fields may come before or after its one `file` part,
- * streaming the file into `blobKey` as it arrives. On any failure nothing stays stored.
+ * streaming the file into `blobKey` as it arrives. Each field goes through `checkField` as it
+ * arrives, so a bad field sent before the file is refused before a byte of the file is
+ * stored. On any failure nothing stays stored.
  */
-export async function receiveUpload(request: FastifyRequest, intake: FileIntake, blobKey: string): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  request: FastifyRequest,
+  intake: FileIntake,
+  blobKey: string,
+  checkField: (name: string, value: string) => void = () => {},
+): Promise<ReceivedUpload> {
   const fields: Record<string, string> = {};
   let file: StoredFile | undefined;
   const abort = new AbortController();
@@ -27,15 +42,15 @@ export async function receiveUpload(request: FastifyRequest, intake: FileIntake,
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         fields[part.fieldname] = String(part.value);
+        checkField(part.fieldname, fields[part.fieldname]!);
         continue;
       }
       if (part.fieldname !== 'file') throw badRequest(`multipart file part must be named "file", not "${part.fieldname}"`);
-      const name = (part.filename || 'file').slice(-MAX_NAME_LENGTH);
-      file = await intake.store(blobKey, name, part.file, abort.signal);
+      file = await intake.store(blobKey, part.filename || 'file', part.file, abort.signal);
     }
   } catch (error) {
     if (file) await intake.discard(file);
-    throw error;
+    throw asClientError(error);
   } finally {
     request.raw.off('close', onClose);
   }

@@ -44,3 +44,18 @@ export async function deleteIntegration(db: Executor, accountId: number, id: num
   const result = await db.deleteFrom('integrations').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** The ids of the account's enabled integrations: an event gets one delivery for each. */
+export async function listEnabledIntegrationIds(db: Executor, accountId: number): Promise<number[]> {
+  const rows = await db.selectFrom('integrations').select('id').where('account_id', '=', accountId).where('enabled', '=', 1).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Where a delivery goes: the integration's type, channel and sealed webhook URL. */
+export function findIntegrationTarget(db: Executor, id: number) {
+  return db
+    .selectFrom('integrations')
+    .select(['id', 'account_id', 'type', 'channel', 'webhook_url_sealed', 'enabled'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

@@ -1,9 +1,12 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, IntegerIdParams, OkBody, authErrors } from '../../core/schemas.js';
 import type { IntegrationsService } from './integrations.service.js';
 
 const tags = ['Integrations'];
+/** Chat integrations are a business-plan feature. */
+const businessOnly = { plan: 'business' } as const;
 const IntegrationTypeSchema = Type.Union([Type.Literal('slack'), Type.Literal('teams')]);
 
 /** The webhook URL is a secret: it is write-only and never part of any response. */
@@ -16,40 +19,63 @@ const Integration = Type.Object({
 });
 
 export const integrationsRoutes: FastifyPluginAsyncTypebox<{ integrations: IntegrationsService }> = async (app, { integrations }) => {
-  app.get('', {
-    schema: {
-      tags,
-      summary: 'List the chat integrations that receive the account\'s events (business plan)',
-      response: { 200: Type.Object({ integrations: Type.Array(Integration) }), ...authErrors },
+  app.get(
+    '',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'listIntegrations',
+        summary: "List the chat integrations that receive the account's events (business plan)",
+        response: { 200: Type.Object({ integrations: Type.Array(Integration) }), ...authErrors },
+      },
     },
-  }, async (request) => ({ integrations: await integrations.list(principalOf(request).accountId) }));
+    async (request) => ({ integrations: await integrations.list(principalOf(request).accountId) }),
+  );
 
-  app.post('', {
-    schema: {
-      tags,
-      summary: 'Send the account\'s events to a Slack or Teams incoming webhook (business plan)',
-      description:
-        'Slack: https://hooks.slack.com/…; Teams: https://*.webhook.office.com/…, *.logic.azure.com or *.powerplatform.com (Workflows). ' +
-        'The URL is stored encrypted and never returned.',
-      body: Type.Object({
-        type: IntegrationTypeSchema,
-        config: Type.Object({
-          webhook_url: Type.String({ minLength: 1, maxLength: 2048 }),
-          channel: Type.Optional(Type.String({ maxLength: 200 })),
+  app.post(
+    '',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'createIntegration',
+        summary: "Send the account's events to a Slack or Teams incoming webhook (business plan)",
+        description:
+          'Slack: https://hooks.slack.com/…; Teams: https://*.webhook.office.com/…, *.logic.azure.com or *.powerplatform.com (Workflows). ' +
+          'The URL is stored encrypted and never returned.',
+        body: Type.Object({
+          type: IntegrationTypeSchema,
+          config: Type.Object({
+            webhook_url: Type.String({ minLength: 1, maxLength: 2048 }),
+            channel: Type.Optional(Type.String({ maxLength: 200 })),
+          }),
         }),
-      }),
-      response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.Integer() }), ...authErrors, 422: ErrorBody },
+        response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.Integer() }), ...authErrors, 422: ErrorBody },
+      },
     },
-  }, async (request) => {
-    const { type, config } = request.body;
-    const id = await integrations.create(principalOf(request).accountId, { type, webhookUrl: config.webhook_url, channel: config.channel ?? '' });
-    return { ok: true, id };
-  });
+    async (request) => {
+      const { type, config } = request.body;
+      const id = await integrations.create(principalOf(request).accountId, { type, webhookUrl: config.webhook_url, channel: config.channel ?? '' });
+      return { ok: true, id };
+    },
+  );
 
-  app.delete('/:id', {
-    schema: { tags, summary: 'Remove an integration; its undelivered events are dropped', params: IntegerIdParams, response: { 200: OkBody, ...authErrors, 404: ErrorBody } },
-  }, async (request) => {
-    await integrations.remove(principalOf(request).accountId, request.params.id);
-    return { ok: true };
-  });
+  app.delete(
+    '/:id',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'deleteIntegration',
+        summary: 'Remove an integration; its undelivered events are dropped',
+        params: IntegerIdParams,
+        response: { 200: OkBody, ...authErrors, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      await integrations.remove(principalOf(request).accountId, request.params.id);
+      return { ok: true };
+    },
+  );
 };

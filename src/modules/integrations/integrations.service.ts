@@ -1,19 +1,51 @@
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
-import { lockAccount } from '../accounts/accounts.repo.js';
-import { countIntegrations, deleteIntegration, insertIntegration, listIntegrations, type IntegrationType } from './integrations.repo.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
+import {
+  countIntegrations,
+  deleteIntegration,
+  findIntegrationTarget,
+  insertIntegration,
+  listEnabledIntegrationIds,
+  listIntegrations,
+  type IntegrationType,
+} from './integrations.repo.js';
 import { assertProviderWebhookUrl, webhookUrlContext } from './webhook-url.js';
 
 /** Each event fans out to every integration of the account: keep the fan-out small. */
 export const MAX_INTEGRATIONS_PER_ACCOUNT = 20;
 
 /** Chat integrations (Slack, Teams) that receive the account's events. */
-export function createIntegrationsService(deps: { db: Db; clock: Clock; masterKey: Buffer; allowPrivateWebhooks: boolean }) {
-  const { db, clock, masterKey, allowPrivateWebhooks } = deps;
+export function createIntegrationsService(deps: {
+  db: Db;
+  clock: Clock;
+  masterKey: Buffer;
+  allowPrivateWebhooks: boolean;
+  accounts: Pick<AccountRecords, 'lock'>;
+}) {
+  const { db, clock, masterKey, allowPrivateWebhooks, accounts } = deps;
   return {
+    /** The account's enabled integrations, read in the event's transaction: each gets a delivery. */
+    enabledIds: (accountId: number, executor: Executor = db) => listEnabledIntegrationIds(executor, accountId),
+
+    /** Where a delivery goes, or undefined once the integration is deleted. */
+    async deliveryTarget(integrationId: number, executor: Executor = db) {
+      const row = await findIntegrationTarget(executor, integrationId);
+      return (
+        row && {
+          id: row.id,
+          accountId: row.account_id,
+          type: row.type,
+          channel: row.channel,
+          webhookUrlSealed: row.webhook_url_sealed,
+          enabled: row.enabled === 1,
+        }
+      );
+    },
+
     async list(accountId: number) {
       const rows = await listIntegrations(db, accountId);
       return rows.map((row) => ({
@@ -28,7 +60,7 @@ export function createIntegrationsService(deps: { db: Db; clock: Clock; masterKe
     async create(accountId: number, input: { type: IntegrationType; webhookUrl: string; channel: string }): Promise<number> {
       const webhookUrl = assertProviderWebhookUrl(input.type, input.webhookUrl.trim(), allowPrivateWebhooks);
       return db.transaction().execute(async (trx) => {
-        await lockAccount(trx, accountId);
+        await accounts.lock(trx, accountId);
         if ((await countIntegrations(trx, accountId)) >= MAX_INTEGRATIONS_PER_ACCOUNT) {
           throw unprocessable(`An account may hold at most ${MAX_INTEGRATIONS_PER_ACCOUNT} integrations; delete one first`);
         }

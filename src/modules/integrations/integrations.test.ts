@@ -27,7 +27,10 @@ test('create, list without the URL, delete; the URL is stored sealed', async (t)
   assert.equal(listed.body.integrations.length, 4);
   const [first] = listed.body.integrations;
   assert.deepEqual(Object.keys(first).sort(), ['channel', 'created_at', 'enabled', 'id', 'type']);
-  assert.deepEqual({ ...first, created_at: undefined }, { id: slack.body.id, type: 'slack', enabled: true, channel: '#deals', created_at: undefined });
+  assert.deepEqual(
+    { ...first, created_at: undefined },
+    { id: slack.body.id, type: 'slack', enabled: true, channel: '#deals', created_at: undefined },
+  );
   assert.ok(!JSON.stringify(listed.body).includes('hooks.slack.com'), 'the webhook URL is never returned');
 
   const rows = await app.runtime.database.db.selectFrom('integrations').selectAll().where('account_id', '=', accountId).execute();
@@ -38,7 +41,7 @@ test('create, list without the URL, delete; the URL is stored sealed', async (t)
   assert.equal((await http.get('/api/integrations')).body.integrations.length, 3);
 });
 
-test('type must be slack or teams (400); the URL must be https on the provider\'s own host (422)', async (t) => {
+test("type must be slack or teams (400); the URL must be https on the provider's own host (422)", async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('business');
   for (const body of [
@@ -115,14 +118,24 @@ test('Slack gets blocks naming the link (linked to the viewer), the visitor and 
   assert.equal(message.text, '203.0.113.x viewed "Q3 &lt;board&gt; &amp; "deck" | final.pdf"');
   assert.deepEqual(message.blocks[0], {
     type: 'section',
-    text: { type: 'mrkdwn', text: '203.0.113.x viewed *<https://share.example.com/v/AbCdEfGhIjKlMnOpQrStUv|Q3 &lt;board&gt; &amp; "deck" ¦ final.pdf>*' },
+    text: {
+      type: 'mrkdwn',
+      text: '203.0.113.x viewed *<https://share.example.com/v/AbCdEfGhIjKlMnOpQrStUv|Q3 &lt;board&gt; &amp; "deck" ¦ final.pdf>*',
+    },
   });
-  assert.deepEqual(message.blocks[1], { type: 'context', elements: [{ type: 'mrkdwn', text: 'Link viewed · `link.viewed` · 2025-01-02 03:04 UTC' }] });
+  assert.deepEqual(message.blocks[1], {
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: 'Link viewed · `link.viewed` · 2025-01-02 03:04 UTC' }],
+  });
   assert.equal('channel' in slackMessage(viewed, null, ''), false);
 });
 
 test('Teams gets an Adaptive Card with the facts and a button to the viewer', () => {
-  const purchase: RecordedEvent = { ...viewed, type: 'purchase.completed', payload: { linkName: 'deck.pdf', email: 'ann@example.com', amount: 1250, currency: 'eur' } };
+  const purchase: RecordedEvent = {
+    ...viewed,
+    type: 'purchase.completed',
+    payload: { linkName: 'deck.pdf', email: 'ann@example.com', amount: 1250, currency: 'eur' },
+  };
   const message = teamsMessage(purchase, 'https://share.example.com/v/AbCdEfGhIjKlMnOpQrStUv');
   assert.equal(message.type, 'message');
   const [attachment] = message.attachments;

@@ -12,7 +12,13 @@ const BATCH = 200;
  * same transaction that marks the link as noticed, so a retry or a second replica cannot
  * record it twice. Notifications may thus lag the expiry by up to a minute.
  */
-export function createExpiryNotices(deps: { db: Db; clock: Clock; events: EventRecorder; log: { error(obj: object, msg?: string): void }; intervalMs?: number }) {
+export function createExpiryNotices(deps: {
+  db: Db;
+  clock: Clock;
+  events: EventRecorder;
+  log: { error(obj: object, msg?: string): void };
+  intervalMs?: number;
+}) {
   const { db, clock, events, log } = deps;
 
   /** Records link.expired for every link that expired since the last run; returns how many. */

@@ -25,7 +25,9 @@ function inTab(db: Executor, accountId: number, tab: LinkTab, now: number) {
 }
 
 export async function countLinks(db: Executor, accountId: number, tab: LinkTab, now: number): Promise<number> {
-  const row = await inTab(db, accountId, tab, now).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await inTab(db, accountId, tab, now)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -39,7 +41,15 @@ export async function listLinks(db: Executor, accountId: number, tab: LinkTab, n
     .offset(offset)
     .execute();
   if (page.length === 0) return [];
-  const rows = await db.selectFrom('links').selectAll().where('id', 'in', page.map((row) => row.id)).execute();
+  const rows = await db
+    .selectFrom('links')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      page.map((row) => row.id),
+    )
+    .execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return page.flatMap((row) => byId.get(row.id) ?? []);
 }
@@ -129,4 +139,16 @@ export function listRoomChildren(db: Executor, roomId: string) {
     .where('room_links.room_id', '=', roomId)
     .orderBy('room_links.position')
     .execute();
+}
+
+/** Counts one view unless the link's cap is reached, in one statement: racing visitors cannot overshoot. */
+export async function countViewUnderCap(db: Executor, linkId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('links')
+    .set((eb) => ({ views: eb('views', '+', 1) }))
+    .where('id', '=', linkId)
+    .where((eb) => eb.or([eb('max_views', '=', 0), eb('views', '<', eb.ref('max_views'))]))
+    .returning('views')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,6 +1,8 @@
-import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../core/auth.js';
+import { streamedForm } from '../../core/validation.js';
 import { ErrorBody, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
 import { receiveUpload } from '../files/multipart-upload.js';
@@ -35,6 +37,8 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
   app,
   { links, uploads, intake },
 ) => {
+  const pascalCase = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+
   /** A setting change: PATCH is canonical, PUT and POST are accepted as aliases (DESIGN §4). */
   function settingRoute<B extends TSchema, R extends TSchema>(
     path: string,
@@ -46,51 +50,82 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     app.route({
       method: ['PATCH', 'PUT', 'POST'],
       url: `/:id/${path}`,
-      schema: { tags, summary, params: LinkParams, body, response: { 200: response, ...linkErrors, 422: ErrorBody } },
+      schema: {
+        tags,
+        operationId: `setLink${pascalCase(path)}`,
+        summary,
+        params: LinkParams,
+        body,
+        response: { 200: response, ...linkErrors, 422: ErrorBody },
+      },
       handler: async (request: FastifyRequest<{ Params: { id: string } }>) =>
         handler(principalOf(request).accountId, request.params.id, request.body),
     });
   }
 
-  app.get('', {
-    schema: {
-      tags,
-      summary: 'List links, newest first',
-      querystring: Type.Object({
-        page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-        tab: Type.Union([Type.Literal('active'), Type.Literal('expired')], { default: 'active' }),
-      }),
-      response: { 200: Type.Object({ links: Type.Array(LinkListItem), pagination: Pagination }), ...authErrors },
+  app.get(
+    '',
+    {
+      schema: {
+        tags,
+        operationId: 'listLinks',
+        summary: 'List links, newest first',
+        querystring: Type.Object({
+          page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          tab: Type.Union([Type.Literal('active'), Type.Literal('expired')], { default: 'active' }),
+        }),
+        response: { 200: Type.Object({ links: Type.Array(LinkListItem), pagination: Pagination }), ...authErrors },
+      },
     },
-  }, async (request) => links.list(principalOf(request).accountId, request.query));
+    async (request) => links.list(principalOf(request).accountId, request.query),
+  );
 
-  app.post('/room', {
-    schema: {
-      tags: ['Data rooms'],
-      summary: 'Create a data room from existing links; it is a link of its own',
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 200 }),
-        children_ids: Type.Array(StringId, { minItems: 1, maxItems: 500 }),
-        expiration: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])),
-      }),
-      response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), viewer_url: Type.String() }), ...linkErrors, 422: ErrorBody },
+  app.post(
+    '/room',
+    {
+      schema: {
+        tags: ['Data rooms'],
+        operationId: 'createRoom',
+        summary: 'Create a data room from existing links; it is a link of its own',
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          children_ids: Type.Array(StringId, { minItems: 1, maxItems: 500 }),
+          expiration: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])),
+        }),
+        response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), viewer_url: Type.String() }), ...linkErrors, 422: ErrorBody },
+      },
     },
-  }, async (request) => {
-    const { name, children_ids: childIds, expiration } = request.body;
-    return { ok: true, ...(await links.createRoom(principalOf(request).accountId, { name, childIds, expiration })) };
-  });
+    async (request) => {
+      const { name, children_ids: childIds, expiration } = request.body;
+      return { ok: true, ...(await links.createRoom(principalOf(request).accountId, { name, childIds, expiration })) };
+    },
+  );
 
-  app.get('/:id', {
-    schema: { tags, summary: 'Metadata of one link', params: LinkParams, response: { 200: LinkMetadata, ...linkErrors } },
-  }, async (request) => links.get(principalOf(request).accountId, request.params.id));
+  app.get(
+    '/:id',
+    {
+      schema: { tags, operationId: 'getLink', summary: 'Metadata of one link', params: LinkParams, response: { 200: LinkMetadata, ...linkErrors } },
+    },
+    async (request) => links.get(principalOf(request).accountId, request.params.id),
+  );
 
-  app.delete('/:id', {
-    schema: { tags, summary: 'Delete a link and every stored version of its file', params: LinkParams, response: { 200: OkBody, ...linkErrors } },
-  }, async (request) => {
-    await links.remove(principalOf(request).accountId, request.params.id);
-    return { ok: true };
-  });
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteLink',
+        summary: 'Delete a link and every stored version of its file',
+        params: LinkParams,
+        response: { 200: OkBody, ...linkErrors },
+      },
+    },
+    async (request) => {
+      await links.remove(principalOf(request).accountId, request.params.id);
+      return { ok: true };
+    },
+  );
 
   settingRoute('active', 'Activate or deactivate', Type.Object({ isActive: Type.Boolean() }), OkBody, async (accountId, id, body) => {
     await links.setActive(accountId, id, body.isActive);
@@ -107,7 +142,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
 
   settingRoute(
     'watermark',
-    'Burn the visitor\'s identity into every page',
+    "Burn the visitor's identity into every page",
     Type.Object({ hasWatermark: Type.Boolean() }),
     Type.Object({ ok: Type.Boolean(), hasWatermark: Type.Boolean() }),
     async (accountId, id, body) => {
@@ -118,7 +153,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
 
   settingRoute(
     'approval',
-    'Require the owner\'s approval before viewing',
+    "Require the owner's approval before viewing",
     Type.Object({ requiresApproval: Type.Boolean() }),
     Type.Object({ ok: Type.Boolean(), requiresApproval: Type.Boolean() }),
     async (accountId, id, body) => {
@@ -158,8 +193,10 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     url: '/:id/file',
     schema: {
       tags,
+      operationId: 'replaceLinkFile',
       summary: 'Upload a new version of the file under the same URL (multipart/form-data, field "file")',
       consumes: ['multipart/form-data'],
+      body: streamedForm(Type.Object({ file: Type.String({ format: 'binary', description: 'the new version, at most 100 MB' }) })),
       params: LinkParams,
       response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.Integer() }), ...linkErrors, 413: ErrorBody, 422: ErrorBody },
     },

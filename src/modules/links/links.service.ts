@@ -1,4 +1,4 @@
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { gone, notFound, unprocessable } from '../../core/errors.js';
@@ -14,6 +14,10 @@ export const ROOM_MIME = 'application/vnd.linkvault.room';
 const PURGE_BATCH = 100;
 
 export const isExpired = (link: Pick<LinkRow, 'expires_at'>, now: number) => link.expires_at <= now;
+/** Whether a room's or a portal's list shows the link to visitors: switched on and not expired. */
+export const isListedForVisitors = (link: Pick<LinkRow, 'is_active' | 'expires_at'>, now: number) => link.is_active === 1 && !isExpired(link, now);
+/** The viewer page of a link: on its own, or opened inside data room `roomId`. */
+export const viewerPathOf = (linkId: string, roomId?: string) => (roomId ? `/v/${roomId}/d/${linkId}` : `/v/${linkId}`);
 export const blobPrefixOf = (linkId: string) => `links/${linkId}/`;
 /** Random suffix: two replacements racing for the same version never write the same blob. */
 export const blobKeyOf = (linkId: string, version: number) => `${blobPrefixOf(linkId)}v${version}-${randomBase62(8)}`;
@@ -37,11 +41,11 @@ export function createLinksService(deps: {
   clock: Clock;
   blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>;
   /** Where an account's viewer links live: its custom domain, or PUBLIC_URL. */
-  viewerBase: (accountId: number) => Promise<string>;
+  viewerBase: (accountId: number, db?: Executor) => Promise<string>;
 }) {
   const { db, clock, blobs, viewerBase } = deps;
-  /** The viewer URL of an account's link, on the account's own domain when it has one. */
-  const viewerUrlFor = async (accountId: number, id: string) => `${await viewerBase(accountId)}/v/${id}`;
+  /** The viewer URL of an account's link, on the account's own domain when it has one (read on `executor`: a transaction holds SQLite's one connection). */
+  const viewerUrlFor = async (accountId: number, id: string, executor?: Executor) => `${await viewerBase(accountId, executor)}${viewerPathOf(id)}`;
 
   function toListItem(link: LinkRow, base: string) {
     return {
@@ -139,8 +143,7 @@ export function createLinksService(deps: {
       return hash !== null;
     },
 
-    setWatermark: (accountId: number, id: string, hasWatermark: boolean) =>
-      changeSettings(accountId, id, { has_watermark: Number(hasWatermark) }),
+    setWatermark: (accountId: number, id: string, hasWatermark: boolean) => changeSettings(accountId, id, { has_watermark: Number(hasWatermark) }),
 
     setApproval: (accountId: number, id: string, requiresApproval: boolean) =>
       changeSettings(accountId, id, { requires_approval: Number(requiresApproval) }),
@@ -208,6 +211,14 @@ export function createLinksService(deps: {
     findForVisitor: (id: string) => repo.findLinkById(db, id),
 
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
+
+    /** Counts one view in the visit's transaction unless the link's view cap is reached (false then). */
+    countViewUnderCap: (trx: Executor, linkId: string) => repo.countViewUnderCap(trx, linkId),
+
+    /** Which of `ids` are the account's links, read in the caller's transaction when given one. */
+    async ownIds(accountId: number, ids: readonly string[], executor: Executor = db): Promise<Set<string>> {
+      return new Set((await repo.findLinksByIds(executor, accountId, ids)).map((link) => link.id));
+    },
 
     /** Deletes the blobs of links expired more than `retentionMs` ago; their metadata stays. */
     async purgeExpiredBlobs(retentionMs: number): Promise<number> {

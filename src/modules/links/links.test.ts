@@ -17,13 +17,19 @@ test('list pages newest first with exact pagination over 250 links', async (t) =
   const first = await http.get('/api/links?limit=100');
   assert.equal(first.status, 200);
   assert.deepEqual(first.body.pagination, { page: 1, limit: 100, total: 250, totalPages: 3 });
-  assert.deepEqual(first.body.links.map((l: any) => l.id), newestFirst.slice(0, 100));
+  assert.deepEqual(
+    first.body.links.map((l: any) => l.id),
+    newestFirst.slice(0, 100),
+  );
   const item = first.body.links[0];
   for (const field of ['id', 'name', 'mime', 'views', 'requires_password', 'has_watermark', 'created_at', 'expires_at', 'viewer_url']) {
     assert.ok(field in item, field);
   }
   const last = await http.get('/api/links?limit=100&page=3');
-  assert.deepEqual(last.body.links.map((l: any) => l.id), newestFirst.slice(200));
+  assert.deepEqual(
+    last.body.links.map((l: any) => l.id),
+    newestFirst.slice(200),
+  );
   assert.equal((await http.get('/api/links?limit=100&page=4')).body.links.length, 0);
   const byDefault = await http.get('/api/links');
   assert.equal(byDefault.body.pagination.limit, 20);
@@ -96,9 +102,15 @@ test('expiry: 410 on the API, listed under tab=expired, blobs swept after the re
   assert.equal((await http.patch(`/api/links/${shortLived}/watermark`, { hasWatermark: true })).status, 410);
   assert.equal((await http.post(`/api/links/${shortLived}/download-tokens`, {})).status, 410);
   assert.equal((await http.get(`/api/links/${longLived}`)).status, 200);
-  assert.deepEqual((await http.get('/api/links')).body.links.map((l: any) => l.id), [longLived]);
+  assert.deepEqual(
+    (await http.get('/api/links')).body.links.map((l: any) => l.id),
+    [longLived],
+  );
   const expired = await http.get('/api/links?tab=expired');
-  assert.deepEqual(expired.body.links.map((l: any) => l.id), [shortLived]);
+  assert.deepEqual(
+    expired.body.links.map((l: any) => l.id),
+    [shortLived],
+  );
   assert.equal(expired.body.pagination.total, 1);
 
   const links = app.runtime.services.links;
@@ -152,7 +164,10 @@ test('data rooms: made of own links, listed, deletable without their children', 
   const metadata = await http.get(`/api/links/${room.body.id}`);
   assert.equal(metadata.body.name, 'Series A data room');
   assert.ok((await http.get('/api/links')).body.links.some((l: any) => l.id === room.body.id && l.kind === 'room'));
-  assert.deepEqual((await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id), [a, b]);
+  assert.deepEqual(
+    (await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id),
+    [a, b],
+  );
 
   const missing = await http.post('/api/links/room', { name: 'x', children_ids: [a, foreign] });
   assert.equal(missing.status, 404);
@@ -161,7 +176,11 @@ test('data rooms: made of own links, listed, deletable without their children', 
   assert.equal((await http.post('/api/links/room', { name: 'x', children_ids: [room.body.id] })).status, 422);
 
   await http.delete(`/api/links/${a}`);
-  assert.deepEqual((await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id), [b], 'a deleted child leaves its rooms');
+  assert.deepEqual(
+    (await app.runtime.services.links.roomChildren(room.body.id)).map((child) => child.id),
+    [b],
+    'a deleted child leaves its rooms',
+  );
   assert.deepEqual((await http.delete(`/api/links/${room.body.id}`)).body, { ok: true });
   assert.equal((await http.get(`/api/links/${b}`)).status, 200, 'children outlive their room');
 });
@@ -183,10 +202,20 @@ test('download tokens: original bytes with Range support; spent, unknown and exp
   assert.equal(whole.response.status, 200);
   assert.equal(sha256(whole.body), sha256(content));
   assert.equal(whole.response.headers.get('content-length'), String(content.length));
-  assert.equal(whole.response.headers.get('content-disposition'), `attachment; filename="Relat_rio _.pdf"; filename*=UTF-8''Relat%C3%B3rio%20%E2%82%AC.pdf`);
+  assert.equal(
+    whole.response.headers.get('content-disposition'),
+    `attachment; filename="Relat_rio _.pdf"; filename*=UTF-8''Relat%C3%B3rio%20%E2%82%AC.pdf`,
+  );
   assert.equal(whole.response.headers.get('x-content-type-options'), 'nosniff');
 
-  const boundaries: Array<[number, number]> = [[0, 0], [65535, 65536], [65536, 65536 * 2 - 1], [65530, 65536 * 2 + 10], [content.length - 1, content.length - 1], [100, 65535]];
+  const boundaries: Array<[number, number]> = [
+    [0, 0],
+    [65535, 65536],
+    [65536, 65536 * 2 - 1],
+    [65530, 65536 * 2 + 10],
+    [content.length - 1, content.length - 1],
+    [100, 65535],
+  ];
   for (const [start, end] of boundaries) {
     const part = await downloadOriginal(app.url, id, token, { range: `bytes=${start}-${end}` });
     assert.equal(part.response.status, 206, `${start}-${end}`);
@@ -245,7 +274,8 @@ test('download-original is limited per client IP, so tokens cannot be guessed in
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'x', 'x.txt');
   const statuses: number[] = [];
-  for (let i = 0; i < 121; i++) statuses.push((await downloadOriginal(app.url, id, `lvd_${'g'.repeat(36)}${String(i).padStart(4, '0')}`)).response.status);
+  for (let i = 0; i < 121; i++)
+    statuses.push((await downloadOriginal(app.url, id, `lvd_${'g'.repeat(36)}${String(i).padStart(4, '0')}`)).response.status);
   assert.deepEqual([...new Set(statuses.slice(0, 120))], [403]);
   assert.equal(statuses[120], 429);
 });

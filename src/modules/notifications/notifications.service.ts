@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import type { OutgoingMail } from '../../infra/mail/index.js';
-import { findAccountById } from '../accounts/accounts.repo.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
 import type { Decision, DecisionNotifier } from '../access-requests/access-requests.service.js';
 import { formatPrice } from '../payments/price.js';
 import type { PurchaseNotifier, PurchaseReceipt } from '../payments/stripe-webhook.service.js';
@@ -10,78 +10,101 @@ import type { PortalCodeNotifier, PortalRow } from '../portals/portal-access.ser
 import type { ShareNotifier } from '../sharing/sharing.service.js';
 import { OTP_TTL_MS } from '../visits/otp.service.js';
 import type { Notifications } from '../visits/visits.service.js';
-import { MAIL_LOCALES, renderMail, type MailBrand, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
+import type { Brand } from '../branding/brand.js';
+import { MAIL_LOCALES, renderMail, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
 
 const DAY_MS = 86_400_000;
 
 /**
  * Every e-mail the service sends, in the account's language and brand. Each is queued in the
- * outbox (never sent inline), so a slow or failing mail server cannot hold up a request.
+ * outbox (never sent inline), so a slow or failing mail server cannot hold up a request, and in
+ * the transaction of the change it tells about (`executor`), so a crash cannot lose it.
  */
 export function createNotifications(deps: {
   db: Db;
   mailer: { enqueue(mail: OutgoingMail, db?: Executor): Promise<number> };
-  viewerUrlFor: (accountId: number, linkId: string) => Promise<string>;
-  mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: MailBrand; locale: string }>;
+  viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
+  mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
+  accounts: Pick<AccountRecords, 'byId'>;
 }): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier {
-  const { db, mailer, viewerUrlFor, mailBrandFor } = deps;
+  const { db, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
 
   /** Renders `kind` in the language and brand of the sender's account. */
-  async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: MailBrand) => MailData[K], executor?: Executor) {
+  async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: Brand) => MailData[K], executor: Executor) {
     // Inside a caller's transaction every read goes through it too (SQLite has a single connection).
     const { brand, locale } = await mailBrandFor(sender.account_id, executor);
     return renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data(brand), brand);
   }
 
   /** Renders `kind` for the sender's account and queues it to `to`. */
-  async function send<K extends MailKind>(sender: { account_id: number }, to: string, kind: K, data: MailData[K], executor?: Executor): Promise<void> {
+  async function send<K extends MailKind>(sender: { account_id: number }, to: string, kind: K, data: MailData[K], executor: Executor): Promise<void> {
     const mail = await render(sender, kind, () => data, executor);
     await mailer.enqueue({ accountId: sender.account_id, to, ...mail }, executor);
   }
 
   return {
-    otpCode: (link: LinkRow, email: string, code: string) =>
-      send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }),
+    otpCode: (link: LinkRow, email: string, code: string, executor: Executor) =>
+      send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),
 
-    portalCode: (portal: PortalRow, email: string, code: string) =>
-      send(portal, email, 'otpCode', { documentName: portal.name, code, minutes: OTP_TTL_MS / 60_000 }),
+    portalCode: (portal: PortalRow, email: string, code: string, executor: Executor) =>
+      send(portal, email, 'otpCode', { documentName: portal.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),
 
-    async accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }) {
-      const owner = await findAccountById(db, link.account_id);
+    async accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }, executor: Executor) {
+      const owner = await accounts.byId(link.account_id, executor);
       if (!owner) return;
-      await send(link, owner.email, 'accessRequested', {
-        documentName: link.name,
-        requesterEmail: request.email,
-        visitorIp: request.visitorIp,
-        requestId: request.id,
-        linkId: link.id,
+      await send(
+        link,
+        owner.email,
+        'accessRequested',
+        {
+          documentName: link.name,
+          requesterEmail: request.email,
+          visitorIp: request.visitorIp,
+          requestId: request.id,
+          linkId: link.id,
+        },
+        executor,
+      );
+    },
+
+    /** One mail rendered once, queued to each recipient in one transaction: all of them or none. */
+    async documentShared(link: LinkRow, recipients: string[], viewerUrl: string, message: string | null) {
+      const owner = await accounts.byId(link.account_id);
+      const mail = await render(
+        link,
+        'documentShared',
+        (brand) => ({
+          documentName: link.name,
+          viewerUrl,
+          senderName: brand.companyName ?? owner?.name ?? owner?.email ?? 'linkvault',
+          message,
+        }),
+        db,
+      );
+      await db.transaction().execute(async (trx) => {
+        for (const to of recipients) await mailer.enqueue({ accountId: link.account_id, to, ...mail }, trx);
       });
     },
 
-    /** One mail rendered once, queued to each recipient. */
-    async documentShared(link: LinkRow, recipients: string[], viewerUrl: string, message: string | null) {
-      const owner = await findAccountById(db, link.account_id);
-      const mail = await render(link, 'documentShared', (brand) => ({
-        documentName: link.name,
-        viewerUrl,
-        senderName: brand.companyName ?? owner?.name ?? owner?.email ?? 'linkvault',
-        message,
-      }));
-      for (const to of recipients) await mailer.enqueue({ accountId: link.account_id, to, ...mail });
+    async accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision, executor: Executor) {
+      if (decision === 'denied') return send(link, request.email, 'accessDenied', { documentName: link.name }, executor);
+      const viewerUrl = await viewerUrlFor(link.account_id, link.id, executor);
+      await send(link, request.email, 'accessApproved', { documentName: link.name, viewerUrl }, executor);
     },
 
-    async accessDecided(link: LinkRow, request: AccessRequestRow, decision: Decision) {
-      if (decision === 'denied') return send(link, request.email, 'accessDenied', { documentName: link.name });
-      await send(link, request.email, 'accessApproved', { documentName: link.name, viewerUrl: await viewerUrlFor(link.account_id, link.id) });
-    },
-
-    purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor?: Executor) =>
-      send(link, receipt.email, 'purchaseReceipt', {
-        documentName: link.name,
-        amountFormatted: formatPrice(receipt.amount, receipt.currency),
-        downloadUrl: receipt.downloadUrl,
-        downloadsAllowed: receipt.downloads,
-        validDays: Math.max(1, Math.round((receipt.expiresAt - Date.now()) / DAY_MS)),
-      }, executor),
+    purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor: Executor) =>
+      send(
+        link,
+        receipt.email,
+        'purchaseReceipt',
+        {
+          documentName: link.name,
+          amountFormatted: formatPrice(receipt.amount, receipt.currency),
+          downloadUrl: receipt.downloadUrl,
+          downloadsAllowed: receipt.downloads,
+          validDays: Math.max(1, Math.round((receipt.expiresAt - Date.now()) / DAY_MS)),
+        },
+        executor,
+      ),
   };
 }

@@ -4,6 +4,7 @@ import type { LinkRow } from '../../db/types.js';
 import { AppError, badRequest, forbidden, notFound, unprocessable } from '../../core/errors.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { isEmail } from '../links/link-settings.js';
+import { viewerPathOf } from '../links/links.service.js';
 import type { Visitor, VisitsService } from '../visits/visits.service.js';
 import { insertPurchase, purchaseExists, spendPurchaseDownload, type NewPurchase } from './payments.repo.js';
 import type { StripeConnect } from './connect.service.js';
@@ -17,6 +18,14 @@ const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/;
 const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
 
 export const isCheckoutSessionId = (value: string) => CHECKOUT_SESSION_ID.test(value);
+
+/** What a link's original sells for, or null when it is not for sale. */
+export function salePriceOf(
+  link: Pick<LinkRow, 'kind' | 'require_payment' | 'download_price' | 'download_currency'>,
+): { amount: number; currency: string } | null {
+  if (link.kind !== 'file' || link.require_payment !== 1 || link.download_price === null || !link.download_currency) return null;
+  return { amount: link.download_price, currency: link.download_currency };
+}
 
 /** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
 export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPurchase | null {
@@ -42,7 +51,7 @@ export function createCheckoutService(deps: {
   clock: Clock;
   stripe: Stripe | null;
   sellers: Pick<StripeConnect, 'sellerAccountOf'>;
-  visits: Pick<VisitsService, 'inspect'>;
+  visits: Pick<VisitsService, 'inspect' | 'requireSession'>;
   /** Where the account's viewer pages live (its own domain, if branded): the buyer returns there. */
   viewerBase: (accountId: number) => Promise<string>;
   platformFeePercent: number;
@@ -57,29 +66,31 @@ export function createCheckoutService(deps: {
    */
   async function createCheckout(link: LinkRow, rawEmail: string, returnPath: string): Promise<{ url: string }> {
     const client = requireStripe(stripe);
-    if (link.kind !== 'file' || link.require_payment !== 1 || link.download_price === null || !link.download_currency) {
-      throw unprocessable('This document is not for sale');
-    }
+    const price = salePriceOf(link);
+    if (!price) throw unprocessable('This document is not for sale');
     const email = rawEmail.trim().toLowerCase();
     if (!isEmail(email)) throw badRequest('Enter a valid e-mail address for the receipt');
     const destination = await sellers.sellerAccountOf(link.account_id);
     if (!destination) throw unprocessable(CANNOT_SELL);
-    const fee = Math.floor((link.download_price * platformFeePercent) / 100);
+    const fee = Math.floor((price.amount * platformFeePercent) / 100);
     const metadata = { link_id: link.id, link_version: String(link.version) };
     const returnUrl = `${await viewerBase(link.account_id)}${returnPath}`;
-    const session = await callStripe(() =>
-      client.checkout.sessions.create({
-        mode: 'payment',
-        customer_email: email,
-        line_items: [{
-          quantity: 1,
-          price_data: { currency: link.download_currency!, unit_amount: link.download_price!, product_data: { name: link.name } },
-        }],
-        payment_intent_data: { transfer_data: { destination }, ...(fee > 0 && { application_fee_amount: fee }), metadata },
-        metadata,
-        success_url: `${returnUrl}?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: returnUrl,
-      }),
+    const session = await callStripe(
+      () =>
+        client.checkout.sessions.create({
+          mode: 'payment',
+          customer_email: email,
+          line_items: [
+            {
+              quantity: 1,
+              price_data: { currency: price.currency, unit_amount: price.amount, product_data: { name: link.name } },
+            },
+          ],
+          payment_intent_data: { transfer_data: { destination }, ...(fee > 0 && { application_fee_amount: fee }), metadata },
+          metadata,
+          success_url: `${returnUrl}?session_id={CHECKOUT_SESSION_ID}`,
+          cancel_url: returnUrl,
+        }),
       CANNOT_SELL,
     );
     if (!session.url) throw new AppError(502, 'Stripe returned a checkout session without a payment page');
@@ -87,7 +98,14 @@ export function createCheckoutService(deps: {
   }
 
   return {
-    createCheckout,
+    /**
+     * A checkout started on the link's viewer page, on its own or inside a data room, by a
+     * visitor holding a view session of it (403 otherwise); the buyer comes back to that page.
+     */
+    async checkoutOnPage(linkId: string, visitor: Visitor, email: string): Promise<{ url: string }> {
+      const { link, room } = await visits.requireSession(linkId, visitor);
+      return createCheckout(link, email, viewerPathOf(link.id, room?.id));
+    },
 
     /** A checkout for a visitor holding a view session of the link itself (403 otherwise). */
     async checkoutForVisitor(linkId: string, visitor: Visitor, email: string): Promise<{ url: string }> {
@@ -95,7 +113,7 @@ export function createCheckoutService(deps: {
       const { link, state } = await visits.inspect(linkId, visitor);
       if (!link) throw notFound('Link');
       if (state.step !== 'session') throw forbidden('Open the link and pass its checks before buying it');
-      return createCheckout(link, email, `/v/${link.id}`);
+      return createCheckout(link, email, viewerPathOf(link.id));
     },
 
     /**

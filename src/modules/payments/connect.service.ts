@@ -2,7 +2,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
-import { findAccountById } from '../accounts/accounts.repo.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
 import { findStripeAccount, findStripeAccountByStripeId, insertStripeAccount, updateChargesEnabled } from './payments.repo.js';
 import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe-client.js';
 
@@ -15,6 +15,15 @@ export interface PaymentsPolicy {
   assertCanSell(accountId: number): Promise<void>;
 }
 
+/** Settings that sell the file (an upload's, a template's) need an account that can sell. */
+export async function assertPaymentsPossible(
+  settings: { requirePaymentToDownload: boolean },
+  accountId: number,
+  payments: PaymentsPolicy,
+): Promise<void> {
+  if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
+}
+
 export interface ConnectStatus {
   connected: boolean;
   charges_enabled: boolean | null;
@@ -22,8 +31,14 @@ export interface ConnectStatus {
 }
 
 /** Stripe Connect: each account's Express account, its onboarding, and whether it can charge. */
-export function createStripeConnect(deps: { db: Db; clock: Clock; stripe: Stripe | null; publicUrl: string }) {
-  const { db, clock, stripe, publicUrl } = deps;
+export function createStripeConnect(deps: {
+  db: Db;
+  clock: Clock;
+  stripe: Stripe | null;
+  publicUrl: string;
+  accounts: Pick<AccountRecords, 'byId'>;
+}) {
+  const { db, clock, stripe, publicUrl, accounts } = deps;
 
   async function refresh(stripeAccountId: string): Promise<boolean> {
     const account = await retrieveOrNull(() => requireStripe(stripe).accounts.retrieve(stripeAccountId));
@@ -50,7 +65,7 @@ export function createStripeConnect(deps: { db: Db; clock: Clock; stripe: Stripe
     async connect(accountId: number): Promise<{ url: string }> {
       const client = requireStripe(stripe);
       if (!(await findStripeAccount(db, accountId))) {
-        const owner = await findAccountById(db, accountId);
+        const owner = await accounts.byId(accountId);
         const account = await callStripe(() =>
           client.accounts.create(
             {
@@ -88,7 +103,9 @@ export function createStripeConnect(deps: { db: Db; clock: Clock; stripe: Stripe
     async assertCanSell(accountId: number): Promise<void> {
       if (!stripe) throw unprocessable('Paid downloads are not available: payments are not configured on this server');
       if (!(await sellerAccountOf(accountId))) {
-        throw unprocessable('Paid downloads need a Stripe account that accepts charges: connect one with POST /api/stripe/connect and finish its onboarding');
+        throw unprocessable(
+          'Paid downloads need a Stripe account that accepts charges: connect one with POST /api/stripe/connect and finish its onboarding',
+        );
       }
     },
 

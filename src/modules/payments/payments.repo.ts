@@ -13,7 +13,10 @@ export function findStripeAccountByStripeId(db: Executor, stripeAccountId: strin
 }
 
 /** Keeps the first connected account of an account when two requests race to create one. */
-export async function insertStripeAccount(db: Executor, row: { accountId: number; stripeAccountId: string; chargesEnabled: boolean; now: number }): Promise<void> {
+export async function insertStripeAccount(
+  db: Executor,
+  row: { accountId: number; stripeAccountId: string; chargesEnabled: boolean; now: number },
+): Promise<void> {
   await db
     .insertInto('stripe_accounts')
     .values({

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { parseStripeForm } from '../../../test/helpers/stripe-stand-in.js';
 import { formatPrice, unitsPerMajor } from './price.js';
 
-test('prices are shown in the currency\'s own units, zero- and three-decimal currencies included', () => {
+test("prices are shown in the currency's own units, zero- and three-decimal currencies included", () => {
   assert.equal(formatPrice(1200, 'eur'), '€12.00');
   assert.equal(formatPrice(999, 'usd'), '$9.99');
   assert.equal(formatPrice(1200, 'jpy'), '¥1,200');
@@ -12,9 +12,10 @@ test('prices are shown in the currency\'s own units, zero- and three-decimal cur
   assert.deepEqual(['usd', 'JPY', 'bhd'].map(unitsPerMajor), [100, 1, 1000]);
 });
 
-test('the stand-in reads Stripe\'s bracket form encoding like Stripe does', () => {
+test("the stand-in reads Stripe's bracket form encoding like Stripe does", () => {
   const body = 'mode=payment&line_items[0][quantity]=1&line_items[0][price_data][currency]=eur&metadata[link_id]=abc'
-    .replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+    .replace(/\[/g, '%5B')
+    .replace(/\]/g, '%5D');
   assert.deepEqual(parseStripeForm(body), {
     mode: 'payment',
     line_items: [{ quantity: '1', price_data: { currency: 'eur' } }],

@@ -1,14 +1,18 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../../config.js';
 import { AppError, serviceUnavailable, unprocessable } from '../../core/errors.js';
 
 export type { Stripe };
 
+/** The SDK, loaded only when a key is configured: without one no Stripe error can arise either. */
+let stripeSdk: typeof Stripe | undefined;
+
 /** The official SDK over the configured key; null when payments are not configured. */
-export function createStripeClient(config: Pick<Config, 'stripeSecretKey' | 'stripeApiBase'>): Stripe | null {
+export async function createStripeClient(config: Pick<Config, 'stripeSecretKey' | 'stripeApiBase'>): Promise<Stripe | null> {
   if (!config.stripeSecretKey) return null;
+  stripeSdk ??= (await import('stripe')).default;
   const base = config.stripeApiBase;
-  return new Stripe(config.stripeSecretKey, {
+  return new stripeSdk(config.stripeSecretKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
     // STRIPE_API_BASE points the SDK at another host (the tests' stand-in).
@@ -33,10 +37,11 @@ export function requireStripe(stripe: Stripe | null): Stripe {
  * anything about our key.
  */
 function stripeFailure(error: unknown, refusal?: string): Error {
-  if (error instanceof AppError || !(error instanceof Stripe.errors.StripeError)) return error as Error;
-  if (error instanceof Stripe.errors.StripeInvalidRequestError) return unprocessable(refusal ?? `Stripe refused the request: ${error.message}`);
-  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
-    return new AppError(502, 'Stripe refused this server\'s credentials; the operator must check STRIPE_SECRET_KEY');
+  if (error instanceof AppError || !stripeSdk || !(error instanceof stripeSdk.errors.StripeError)) return error as Error;
+  const { errors } = stripeSdk;
+  if (error instanceof errors.StripeInvalidRequestError) return unprocessable(refusal ?? `Stripe refused the request: ${error.message}`);
+  if (error instanceof errors.StripeAuthenticationError || error instanceof errors.StripePermissionError) {
+    return new AppError(502, "Stripe refused this server's credentials; the operator must check STRIPE_SECRET_KEY");
   }
   return new AppError(502, 'Stripe could not be reached; try again in a moment');
 }
@@ -46,7 +51,8 @@ export async function retrieveOrNull<T>(call: () => Promise<T>): Promise<T | nul
   try {
     return await call();
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripePermissionError) return null;
+    const errors = stripeSdk?.errors;
+    if (errors && (error instanceof errors.StripeInvalidRequestError || error instanceof errors.StripePermissionError)) return null;
     throw stripeFailure(error);
   }
 }

@@ -21,7 +21,7 @@ export interface PurchaseReceipt {
 
 /** The buyer's receipt, queued in the caller's transaction: every read it makes goes through `db` too (SQLite has one connection). */
 export interface PurchaseNotifier {
-  purchaseReceipt(link: LinkRow, receipt: PurchaseReceipt, db?: Executor): Promise<void>;
+  purchaseReceipt(link: LinkRow, receipt: PurchaseReceipt, db: Executor): Promise<void>;
 }
 
 /** Stripe's webhook: verified against the raw body, each event acted on exactly once. */
@@ -39,7 +39,10 @@ export function createStripeWebhook(deps: {
   events: EventRecorder;
 }) {
   const { db, clock, stripe, publicUrl, links, downloads, sellers, notify, events } = deps;
-  const secrets = (deps.webhookSecret ?? '').split(',').map((secret) => secret.trim()).filter(Boolean);
+  const secrets = (deps.webhookSecret ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter(Boolean);
 
   function verify(rawBody: Buffer | undefined, signature: string | string[] | undefined): Stripe.Event {
     const client = requireStripe(stripe);
@@ -73,14 +76,18 @@ export function createStripeWebhook(deps: {
       await insertPurchase(trx, purchase);
       const ttlSeconds = PURCHASE_WINDOW_MS / 1000;
       const { token, expiresAt } = await downloads.issuePurchaseToken(link.id, { uses: PURCHASE_DOWNLOADS, ttlSeconds }, trx);
-      await notify.purchaseReceipt(link, {
-        email: purchase.email,
-        amount: purchase.amount,
-        currency: purchase.currency,
-        downloadUrl: `${publicUrl}/api/links/${link.id}/download-original?token=${encodeURIComponent(token)}`,
-        downloads: PURCHASE_DOWNLOADS,
-        expiresAt,
-      }, trx);
+      await notify.purchaseReceipt(
+        link,
+        {
+          email: purchase.email,
+          amount: purchase.amount,
+          currency: purchase.currency,
+          downloadUrl: `${publicUrl}/api/links/${link.id}/download-original?token=${encodeURIComponent(token)}`,
+          downloads: PURCHASE_DOWNLOADS,
+          expiresAt,
+        },
+        trx,
+      );
       await events.record(trx, {
         accountId: link.account_id,
         type: 'purchase.completed',

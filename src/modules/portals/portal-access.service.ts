@@ -1,14 +1,15 @@
 import type { Selectable } from 'kysely';
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import type { LinkRow, PortalSessionsTable, PortalsTable } from '../../db/types.js';
+import type { PortalSessionsTable, PortalsTable } from '../../db/types.js';
 import { badRequest, notFound, unprocessable } from '../../core/errors.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { isEmail } from '../links/link-settings.js';
-import { isExpired } from '../links/links.service.js';
+import { isListedForVisitors } from '../links/links.service.js';
 import type { OtpService } from '../visits/otp.service.js';
 import type { Visitor, VisitsService } from '../visits/visits.service.js';
 import {
+  deleteExpiredPortalSessions,
   deletePortalSession,
   findLivePortalSession,
   findPortalBySlug,
@@ -28,15 +29,25 @@ type PortalSessionRow = Selectable<PortalSessionsTable>;
 /** Where a client stands on a portal. */
 export type PortalStep = { step: 'email' } | { step: 'code'; email: string } | { step: 'signed-in'; email: string };
 
+/** A portal's page: the portal, where the client stands, and the links a signed-in client sees (none before). */
+export interface PortalPage {
+  portal: { name: string; slug: string; accountId: number };
+  state: PortalStep;
+  links: Array<{ id: string; name: string; mime: string }>;
+}
+
 /** The client as a request shows it: the portal cookie's token, and the account whose custom domain it came in on. */
 export interface PortalClient {
   token: string | undefined;
+  /** the client's address, for the per-client limit on codes */
+  ip: string;
   /** Set on an account's custom domain: only that account's portals exist there. */
   hostAccountId?: number;
 }
 
 export interface PortalCodeNotifier {
-  portalCode(portal: PortalRow, email: string, code: string): Promise<void>;
+  /** Queues the mail on `executor`, the transaction that stores the code. */
+  portalCode(portal: PortalRow, email: string, code: string, executor: Executor): Promise<void>;
 }
 
 /** What the portal's session cookie carries, and until when. */
@@ -86,20 +97,28 @@ export function createPortalAccessService(deps: {
     return { portal, session, state: stepOf(portal, session) };
   }
 
-  async function visibleLinks(portal: PortalRow): Promise<LinkRow[]> {
+  /** The links a signed-in client sees: assigned, active and not expired. */
+  async function visibleLinks(portal: PortalRow) {
     const now = clock();
-    return (await listPortalLinks(db, portal.id)).filter((link) => link.is_active === 1 && !isExpired(link, now));
+    return (await listPortalLinks(db, portal.id)).filter((link) => isListedForVisitors(link, now));
   }
 
   return {
-    /** The portal and where the client stands, changing nothing; undefined when no portal has this slug. */
-    async inspect(slug: string, client: PortalClient): Promise<{ portal: PortalRow; state: PortalStep } | undefined> {
-      const portal = await portalFor(slug, client);
-      return portal && { portal, state: stepOf(portal, await sessionOf(portal, client)) };
-    },
+    /** Deletes up to `limit` sessions that expired before `before` (the lapsed-access sweeper's batch). */
+    deleteExpiredSessions: (before: number, limit: number) => deleteExpiredPortalSessions(db, before, limit),
 
-    /** The links a signed-in client sees: assigned, active and not expired. */
-    visibleLinks,
+    /** The portal's page for this client, changing nothing; undefined when no portal has this slug. */
+    async inspect(slug: string, client: PortalClient): Promise<PortalPage | undefined> {
+      const portal = await portalFor(slug, client);
+      if (!portal) return undefined;
+      const state = stepOf(portal, await sessionOf(portal, client));
+      const links = state.step === 'signed-in' ? await visibleLinks(portal) : [];
+      return {
+        portal: { name: portal.name, slug: portal.slug, accountId: portal.account_id },
+        state,
+        links: links.map((link) => ({ id: link.id, name: link.name, mime: link.mime })),
+      };
+    },
 
     /** E-mails a code to an allowed address. Returns the session cookie to set (none when already signed in). */
     async requestCode(slug: string, client: PortalClient, rawEmail: string): Promise<PortalCookie | undefined> {
@@ -108,20 +127,29 @@ export function createPortalAccessService(deps: {
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
       if (!portalAllowedEmails(portal).includes(email)) throw unprocessable(NOT_ALLOWED);
-      const code = await otp.issue(scopeOf(portal), email);
       const now = clock();
       const expiresAt = now + SIGN_IN_WINDOW_MS;
-      let cookie: PortalCookie;
-      if (session && client.token) {
-        await updatePortalSession(db, session.id, { otp_email: email, email: null, verified_at: null, expires_at: expiresAt });
-        cookie = { token: client.token, expiresAt };
-      } else {
-        // The session row exists only once an allowed address asked for a code.
-        cookie = { token: randomBase62(32), expiresAt };
-        await insertPortalSession(db, { token_hash: sha256Hex(cookie.token), portal_id: portal.id, otp_email: email, created_at: now, expires_at: expiresAt });
-      }
-      await notify.portalCode(portal, email, code);
-      return cookie;
+      // The code, the session's step and the mail that carries the code commit together.
+      return db.transaction().execute(async (trx) => {
+        const code = await otp.issue(scopeOf(portal), email, client.ip, trx);
+        let cookie: PortalCookie;
+        if (session && client.token) {
+          await updatePortalSession(trx, session.id, { otp_email: email, email: null, verified_at: null, expires_at: expiresAt });
+          cookie = { token: client.token, expiresAt };
+        } else {
+          // The session row exists only once an allowed address asked for a code.
+          cookie = { token: randomBase62(32), expiresAt };
+          await insertPortalSession(trx, {
+            token_hash: sha256Hex(cookie.token),
+            portal_id: portal.id,
+            otp_email: email,
+            created_at: now,
+            expires_at: expiresAt,
+          });
+        }
+        await notify.portalCode(portal, email, code, trx);
+        return cookie;
+      });
     },
 
     /** Spends the code and signs the session in for 12 hours, under a new token. */
@@ -132,7 +160,12 @@ export function createPortalAccessService(deps: {
       // A token seen before the code was typed is worth nothing after it.
       const now = clock();
       const cookie = { token: randomBase62(32), expiresAt: now + PORTAL_SESSION_TTL_MS };
-      await updatePortalSession(db, session.id, { token_hash: sha256Hex(cookie.token), email: state.email, verified_at: now, expires_at: cookie.expiresAt });
+      await updatePortalSession(db, session.id, {
+        token_hash: sha256Hex(cookie.token),
+        email: state.email,
+        verified_at: now,
+        expires_at: cookie.expiresAt,
+      });
       return cookie;
     },
 

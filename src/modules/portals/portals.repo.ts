@@ -1,12 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
+import { isUniqueViolation, type Executor } from '../../db/executor.js';
 import type { PortalSessionsTable, PortalsTable } from '../../db/types.js';
-
-/** A unique index refused the row (the slug, here), on either database. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
 
 export function listPortals(db: Executor, accountId: number) {
   return db.selectFrom('portals').select(['id', 'name', 'slug']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();

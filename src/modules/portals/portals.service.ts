@@ -5,8 +5,7 @@ import type { PortalsTable } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { normalizeEmails } from '../links/link-settings.js';
-import { findLinksByIds } from '../links/links.repo.js';
-import { toLinkMetadata } from '../links/links.service.js';
+import { toLinkMetadata, type LinksService } from '../links/links.service.js';
 import {
   deletePortal,
   deletePortalLink,
@@ -26,8 +25,13 @@ export const portalAllowedEmails = (portal: Pick<Selectable<PortalsTable>, 'allo
 const slugTaken = (slug: string) => unprocessable(`The slug "${slug}" is already taken; choose another`);
 
 /** The owner's side of client portals: a named address listing some of the account's links. */
-export function createPortalsService(deps: { db: Db; clock: Clock; viewerBase: (accountId: number) => Promise<string> }) {
-  const { db, clock, viewerBase } = deps;
+export function createPortalsService(deps: {
+  db: Db;
+  clock: Clock;
+  viewerBase: (accountId: number) => Promise<string>;
+  links: Pick<LinksService, 'ownIds'>;
+}) {
+  const { db, clock, viewerBase, links } = deps;
   /** Beside the account's viewer links: on its custom domain when it has one. */
   const portalUrl = async (accountId: number, slug: string) => `${await viewerBase(accountId)}/p/${slug}`;
 
@@ -90,7 +94,7 @@ export function createPortalsService(deps: { db: Db; clock: Clock; viewerBase: (
       const portal = await ownPortal(accountId, id);
       const wanted = [...new Set(linkIds)];
       await db.transaction().execute(async (trx) => {
-        const found = new Set((await findLinksByIds(trx, accountId, wanted)).map((link) => link.id));
+        const found = await links.ownIds(accountId, wanted, trx);
         const missing = wanted.find((linkId) => !found.has(linkId));
         if (missing !== undefined) throw notFound(`Link ${missing}`);
         await insertPortalLinks(trx, portal.id, wanted, clock());

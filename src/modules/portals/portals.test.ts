@@ -7,7 +7,11 @@ test('create, list, read, rename, delete: the portal and its answers', async (t)
   const app = await startApp(t, { env: { PUBLIC_URL: 'https://share.example.com' } });
   const { http } = await app.createAccount('professional');
 
-  const created = await http.post('/api/client-portals', { name: 'Acme Corp', slug: 'acme-corp', allowedEmails: [' Dana@Acme.com ', 'dana@acme.com', 'lee@acme.com'] });
+  const created = await http.post('/api/client-portals', {
+    name: 'Acme Corp',
+    slug: 'acme-corp',
+    allowedEmails: [' Dana@Acme.com ', 'dana@acme.com', 'lee@acme.com'],
+  });
   assert.equal(created.status, 200, JSON.stringify(created.body));
   assert.equal(created.body.ok, true);
   assert.match(created.body.id, /^[0-9A-Za-z]{22}$/);
@@ -20,7 +24,14 @@ test('create, list, read, rename, delete: the portal and its answers', async (t)
   const detail = await http.get(`/api/client-portals/${id}`);
   assert.equal(detail.status, 200);
   assert.deepEqual(detail.body, {
-    portal: { id, name: 'Acme Corp', slug: 'acme-corp', url: 'https://share.example.com/p/acme-corp', allowedEmails: ['dana@acme.com', 'lee@acme.com'], links: [] },
+    portal: {
+      id,
+      name: 'Acme Corp',
+      slug: 'acme-corp',
+      url: 'https://share.example.com/p/acme-corp',
+      allowedEmails: ['dana@acme.com', 'lee@acme.com'],
+      links: [],
+    },
   });
 
   for (const method of ['PATCH', 'PUT', 'POST']) {
@@ -119,7 +130,10 @@ test('assigning and unassigning links; Link objects in the detail; deleting the 
   assert.deepEqual((await http.post(`/api/client-portals/${id}/links`, { linkIds: [deck, model, deck] })).body, { ok: true });
   assert.deepEqual((await http.post(`/api/client-portals/${id}/links`, { linkIds: [deck] })).body, { ok: true }, 'twice is harmless');
   const links = (await http.get(`/api/client-portals/${id}`)).body.portal.links;
-  assert.deepEqual(links.map((link: any) => link.id), [deck, model]);
+  assert.deepEqual(
+    links.map((link: any) => link.id),
+    [deck, model],
+  );
   assert.deepEqual(Object.keys(links[0]).sort(), ['has_watermark', 'id', 'mime', 'name', 'requires_password', 'views']);
   assert.deepEqual(links[0], (await http.get(`/api/links/${deck}`)).body);
   assert.equal(links[1].requires_password, true);
@@ -136,7 +150,10 @@ test('assigning and unassigning links; Link objects in the detail; deleting the 
   assert.equal((await http.get(`/api/client-portals/${id}`)).body.portal.links.length, 2, 'a refused request assigns nothing');
 
   assert.deepEqual((await http.delete(`/api/client-portals/${id}/links/${model}`)).body, { ok: true });
-  assert.deepEqual((await http.get(`/api/client-portals/${id}`)).body.portal.links.map((link: any) => link.id), [deck]);
+  assert.deepEqual(
+    (await http.get(`/api/client-portals/${id}`)).body.portal.links.map((link: any) => link.id),
+    [deck],
+  );
   assert.equal((await http.delete(`/api/client-portals/${id}/links/${model}`)).status, 404, 'no longer assigned');
   assert.equal((await http.get(`/api/links/${model}`)).status, 200, 'unassigning keeps the link');
 
@@ -181,7 +198,10 @@ test('tenancy: another account gets 404 on every portal route', async (t) => {
 
   const intact = (await owner.http.get(`/api/client-portals/${id}`)).body.portal;
   assert.equal(intact.name, 'Private');
-  assert.deepEqual(intact.links.map((l: any) => l.id), [link]);
+  assert.deepEqual(
+    intact.links.map((l: any) => l.id),
+    [link],
+  );
 });
 
 test('portals need an API key and the professional plan', async (t) => {

@@ -2,8 +2,7 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { badRequest, notFound } from '../../core/errors.js';
 import { normalizeBookingUrl, normalizeDomains, normalizeEmails, resolveSettings, type LinkSettings } from '../links/link-settings.js';
-import type { PaymentsPolicy } from '../payments/connect.service.js';
-import { assertPaymentsPossible } from '../upload/upload.service.js';
+import { assertPaymentsPossible, type PaymentsPolicy } from '../payments/connect.service.js';
 import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemplate } from './templates.repo.js';
 
 /**
@@ -30,6 +29,15 @@ export const TEMPLATE_SETTING_KEYS = [
 export type TemplateSettings = Partial<Pick<LinkSettings, (typeof TEMPLATE_SETTING_KEYS)[number]>>;
 
 const MAX_TEMPLATE_ID = 2_147_483_647;
+
+/** Upload's `templateId` form field as an id (absent or empty: none); 400 when it cannot be one. */
+export function templateIdOf(field: string | undefined): number | undefined {
+  const text = field?.trim() ?? '';
+  if (text === '') return undefined;
+  const id = Number(text);
+  if (!/^\d+$/.test(text) || id < 1 || id > MAX_TEMPLATE_ID) throw badRequest('field "templateId" must be the integer id of one of your templates');
+  return id;
+}
 
 /** The stated settings, normalised as upload normalises its fields (lists lower-cased, the URL checked): 400 naming a bad field. */
 function normalizeStated(input: TemplateSettings): TemplateSettings {
@@ -91,12 +99,8 @@ export function createTemplatesService(deps: { db: Db; clock: Clock; payments: P
 
     /** The settings named by upload's `templateId` form field (absent or empty: none); 404 for another account's. */
     async settingsForUpload(accountId: number, templateId: string | undefined): Promise<TemplateSettings> {
-      if (templateId === undefined || templateId.trim() === '') return {};
-      const id = Number(templateId.trim());
-      if (!/^\d+$/.test(templateId.trim()) || id < 1 || id > MAX_TEMPLATE_ID) {
-        throw badRequest('field "templateId" must be the integer id of one of your templates');
-      }
-      return parseStated((await ownTemplate(accountId, id)).settings);
+      const id = templateIdOf(templateId);
+      return id === undefined ? {} : parseStated((await ownTemplate(accountId, id)).settings);
     },
   };
 }

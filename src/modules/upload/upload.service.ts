@@ -1,18 +1,14 @@
 import type { FileIntake, StoredFile } from '../files/file-intake.js';
 import type { ReceivedUpload } from '../files/multipart-upload.js';
-import { parseSettingsForm, resolveSettings, type LinkSettings } from '../links/link-settings.js';
+import { parseSettingsForm, resolveSettings } from '../links/link-settings.js';
 import { blobKeyOf, type LinksService } from '../links/links.service.js';
-import type { PaymentsPolicy } from '../payments/connect.service.js';
+import { assertPaymentsPossible, type PaymentsPolicy } from '../payments/connect.service.js';
 import type { TemplatesService } from '../templates/templates.service.js';
 
 /** Receives the upload into the blob key it is given; the HTTP layer decides how. */
 export type UploadReceiver = (blobKey: string) => Promise<ReceivedUpload>;
 
 /** The one place that decides whether paid settings can be honoured (uploads and templates both ask). */
-export async function assertPaymentsPossible(settings: LinkSettings, accountId: number, payments: PaymentsPolicy): Promise<void> {
-  if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
-}
-
 export function createUploadService(deps: {
   links: Pick<LinksService, 'newLinkId' | 'createFileLink' | 'ownLink' | 'replaceFile'>;
   intake: Pick<FileIntake, 'discard'>;

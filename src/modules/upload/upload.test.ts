@@ -2,11 +2,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { test } from 'node:test';
 import { startApp } from '../../../test/helpers/app.js';
-import { abortUploadMidway, createLink, downloadOriginal, downloadToken, listFiles, sha256, uploadFile, uploadForm } from '../../../test/helpers/files.js';
+import {
+  abortUploadMidway,
+  createLink,
+  downloadOriginal,
+  downloadToken,
+  listFiles,
+  sha256,
+  uploadFile,
+  uploadForm,
+} from '../../../test/helpers/files.js';
 import { BLOCKED_EXTENSIONS } from '../files/content-checks.js';
 import { MAX_UPLOAD_BYTES } from '../files/file-intake.js';
+import { UploadForm } from './upload-form.js';
 
 async function linkRow(app: Awaited<ReturnType<typeof startApp>>, id: string) {
   return app.runtime.database.db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
@@ -40,9 +51,18 @@ test('every form field is stored, whether it comes before or after the file', as
   const app = await startApp(t);
   const { http: api } = await app.createAccount('professional');
   const fields = {
-    expiration: '1h', addPassword: '1', password: 's3cret', hasWatermark: '1', requiresApproval: '1', requiresOtp: '1',
-    allowedEmails: ' Ann@Example.com, bob@example.org ', allowedDomains: 'Partner.io', bookingUrl: 'https://cal.example.com/me',
-    previewPages: '3', viewSessionTtlSeconds: '600', maxViews: '5',
+    expiration: '1h',
+    addPassword: '1',
+    password: 's3cret',
+    hasWatermark: '1',
+    requiresApproval: '1',
+    requiresOtp: '1',
+    allowedEmails: ' Ann@Example.com, bob@example.org ',
+    allowedDomains: 'Partner.io',
+    bookingUrl: 'https://cal.example.com/me',
+    previewPages: '3',
+    viewSessionTtlSeconds: '600',
+    maxViews: '5',
   };
   for (const fileFirst of [false, true]) {
     const response = await api.post('/api/upload', uploadForm('%PDF-1.4 fake', 'deck.pdf', fields, fileFirst));
@@ -61,7 +81,9 @@ test('every form field is stored, whether it comes before or after the file', as
     assert.equal(row.expires_at - row.created_at, 3_600_000);
     assert.equal(row.mime, 'application/pdf');
   }
-  const metadata = await api.get(`/api/links/${(await uploadFile(api, 'x', 'x.txt', { expiration: '24h', addPassword: '1', password: 'p' })).body.id}`);
+  const metadata = await api.get(
+    `/api/links/${(await uploadFile(api, 'x', 'x.txt', { expiration: '24h', addPassword: '1', password: 'p' })).body.id}`,
+  );
   assert.equal(metadata.body.requires_password, true);
 });
 
@@ -90,7 +112,14 @@ test('400 for each malformed field, naming it', async (t) => {
     assert.equal(response.status, 400, JSON.stringify(fields));
     assert.match(response.body.error, message, JSON.stringify(fields));
   }
-  const noFile = await api.post('/api/upload', (() => { const f = new FormData(); f.append('expiration', '1h'); return f; })());
+  const noFile = await api.post(
+    '/api/upload',
+    (() => {
+      const f = new FormData();
+      f.append('expiration', '1h');
+      return f;
+    })(),
+  );
   assert.equal(noFile.status, 400);
   assert.match(noFile.body.error, /file/);
   const notMultipart = await api.post('/api/upload', { file: 'x' });
@@ -179,9 +208,75 @@ test('the stored blob is encrypted; one flipped byte fails the download instead 
 
   stored[200_000] = stored[200_000]! ^ 0x01;
   await fs.writeFile(blobFile!, stored);
-  await assert.rejects(async () => {
-    const { response, body } = await downloadOriginal(app.url, id, token);
-    // Reaching here means a complete body arrived: it must not be the tampered file's bytes.
-    assert.fail(`download completed with status ${response.status} and ${body.length} bytes`);
+  // The headers (200, full length) are out before the bad segment is read: the server can only cut
+  // the connection, so the client must see the body fail, never a complete download.
+  const outcome = await downloadOriginal(app.url, id, token).then(
+    ({ response, body }) => ({ completed: true as const, detail: `status ${response.status}, ${body.length} bytes` }),
+    (error: unknown) => ({ completed: false as const, detail: String(error) }),
+  );
+  assert.equal(outcome.completed, false, `the tampered download completed: ${outcome.detail}`);
+  assert.match(outcome.detail, /terminated|closed|socket|aborted/i);
+});
+
+test('a bad field sent before the file is refused at once, before the file is read', async (t) => {
+  const app = await startApp(t);
+  const { apiKey } = await app.createAccount('professional');
+  const boundary = 'linkvault-early-field-check';
+  const declaredFileBytes = 100 * 1024 * 1024;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="expiration"\r\n\r\nforever\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const { port } = new URL(app.url);
+
+  // The client sends the field and only the first 64 KiB of a 100 MB file, then waits: the
+  // answer must come without the rest (the server cannot have read 1 MB of the file).
+  const answer = await new Promise<{ status: number; body: string; sentFileBytes: number }>((resolve, reject) => {
+    const request = http.request({
+      host: '127.0.0.1',
+      port: Number(port),
+      method: 'POST',
+      path: '/api/upload',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': head.length + declaredFileBytes + tail.length,
+      },
+    });
+    const firstChunk = Buffer.alloc(64 * 1024, 0x41);
+    request.write(head);
+    request.write(firstChunk);
+    const timer = setTimeout(() => reject(new Error('no answer within 10 s while the file was still owed')), 10_000);
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk));
+      response.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, body, sentFileBytes: firstChunk.length });
+        request.destroy();
+      });
+    });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
+  assert.equal(answer.status, 400, answer.body);
+  assert.match(JSON.parse(answer.body).error, /expiration/);
+  assert.ok(answer.sentFileBytes < 1024 * 1024);
+  assert.deepEqual(await listFiles(path.join(app.dataDir, 'blobs')), [], 'nothing stored');
+});
+
+test("the upload form is described once: OpenAPI's multipart schema and the README table list the same fields", async (t) => {
+  const app = await startApp(t);
+  const document = (await app.http().get('/api/openapi.json')).body;
+  const form = document.paths['/api/upload'].post.requestBody.content['multipart/form-data'].schema;
+  assert.deepEqual(form.required, ['file']);
+  assert.deepEqual(Object.keys(form.properties).sort(), Object.keys(UploadForm.properties).sort());
+  assert.equal(form.properties.file.format, 'binary');
+
+  const readme = await fs.readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('`POST /api/upload`'), readme.indexOf('It answers `{id, viewer_url}`'));
+  for (const field of Object.keys(UploadForm.properties)) assert.ok(table.includes(`\`${field}\``), `the README's upload table names ${field}`);
 });

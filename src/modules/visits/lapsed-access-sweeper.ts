@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { scheduledJob } from '../../core/periodic-job.js';
-import { deleteExpiredPortalSessions } from '../portals/portals.repo.js';
+import type { PortalAccessService } from '../portals/portal-access.service.js';
 import { deleteExpiredOtpCodes, deleteLapsedVisits } from './visits.repo.js';
 
 /** Rows are kept this long past their expiry (for support questions), then deleted. */
@@ -19,10 +19,11 @@ export function createLapsedAccessSweeper(deps: {
   db: Db;
   clock: Clock;
   log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  portalSessions: Pick<PortalAccessService, 'deleteExpiredSessions'>;
   intervalMs?: number;
   batchSize?: number;
 }) {
-  const { db, clock, log } = deps;
+  const { db, clock, log, portalSessions } = deps;
   const batchSize = deps.batchSize ?? 1000;
 
   async function inBatches(purge: (limit: number) => Promise<number>): Promise<number> {
@@ -40,7 +41,7 @@ export function createLapsedAccessSweeper(deps: {
     const deleted = {
       visits: await inBatches((limit) => deleteLapsedVisits(db, before, limit)),
       otpCodes: await inBatches((limit) => deleteExpiredOtpCodes(db, before, limit)),
-      portalSessions: await inBatches((limit) => deleteExpiredPortalSessions(db, before, limit)),
+      portalSessions: await inBatches((limit) => portalSessions.deleteExpiredSessions(before, limit)),
     };
     if (deleted.visits + deleted.otpCodes + deleted.portalSessions > 0) log.info(deleted, 'deleted lapsed visitor access');
     return deleted;

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
@@ -9,25 +9,41 @@ import { consumeOtpCode, findLatestOtpCode, insertOtpCode, recordOtpAttempt } fr
 export const OTP_TTL_MS = 10 * 60_000;
 export const OTP_MAX_TRIES = 5;
 export const OTP_CODES_PER_WINDOW = 3;
+/** Codes one client (IP) may have sent for one link or portal, whatever the addresses. */
+export const OTP_CODES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
+/** Codes one link or portal may send in all: a bound on mail sent to the customer's people. */
+export const OTP_CODES_PER_SCOPE = { limit: 100, windowMs: 60 * 60_000 } as const;
 
 const hashCode = (scope: string, email: string, code: string) => sha256Hex(`${scope}\n${email}\n${code}`);
 
 /**
  * One-time passcodes by e-mail, for links and portals alike (`scope` says which).
- * 6 digits, valid 10 minutes, burnt after 5 wrong tries, at most 3 per address per 10 minutes.
+ * 6 digits, valid 10 minutes, burnt after 5 wrong tries. At most 3 per address per 10 minutes,
+ * 10 per client IP per 10 minutes and 100 per hour in all, counted in the shared throttle
+ * store so replicas agree.
  */
 export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCounter }) {
   const { db, clock, counter } = deps;
+
+  async function assertUnder(key: string, { limit, windowMs }: { limit: number; windowMs: number }, message: string): Promise<void> {
+    const { count, resetAt } = await counter.hit(key, windowMs);
+    if (count > limit) throw tooManyRequests((resetAt - clock()) / 1000, message);
+  }
+
   return {
-    /** Creates a code and returns it for the caller to mail; 429 past the per-address limit. */
-    async issue(scope: string, email: string): Promise<string> {
-      const { count, resetAt } = await counter.hit(`otp:${scope}:${email}`, OTP_TTL_MS);
-      if (count > OTP_CODES_PER_WINDOW) {
-        throw tooManyRequests((resetAt - clock()) / 1000, 'Too many codes requested for this address; wait a few minutes');
-      }
+    /** Creates a code (on `executor`: the caller's transaction, which mails it) and returns it; 429 past any of the limits. */
+    async issue(scope: string, email: string, clientIp: string, executor: Executor = db): Promise<string> {
+      // The client's own limit first, so one client cannot spend the whole scope's allowance.
+      await assertUnder(`otp-client:${scope}:${clientIp}`, OTP_CODES_PER_CLIENT, 'You have asked for too many codes; wait a few minutes');
+      await assertUnder(`otp-scope:${scope}`, OTP_CODES_PER_SCOPE, 'Too many codes have been sent for this document; try again later');
+      await assertUnder(
+        `otp:${scope}:${email}`,
+        { limit: OTP_CODES_PER_WINDOW, windowMs: OTP_TTL_MS },
+        'Too many codes requested for this address; wait a few minutes',
+      );
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       const now = clock();
-      await insertOtpCode(db, { scope, email, codeHash: hashCode(scope, email, code), now, expiresAt: now + OTP_TTL_MS });
+      await insertOtpCode(executor, { scope, email, codeHash: hashCode(scope, email, code), now, expiresAt: now + OTP_TTL_MS });
       return code;
     },
 

@@ -4,11 +4,29 @@ import type { VisitsTable } from '../../db/types.js';
 
 export async function insertVisit(
   db: Executor,
-  visit: { tokenHash: string; linkId: string; ip: string; userAgent: string | null; now: number; expiresAt: number },
+  visit: {
+    tokenHash: string;
+    linkId: string;
+    ip: string;
+    userAgent: string | null;
+    now: number;
+    expiresAt: number;
+    email?: string | null;
+    otpPassed?: boolean;
+  },
 ): Promise<void> {
   await db
     .insertInto('visits')
-    .values({ token_hash: visit.tokenHash, link_id: visit.linkId, ip: visit.ip, user_agent: visit.userAgent, created_at: visit.now, expires_at: visit.expiresAt })
+    .values({
+      token_hash: visit.tokenHash,
+      link_id: visit.linkId,
+      ip: visit.ip,
+      user_agent: visit.userAgent,
+      created_at: visit.now,
+      expires_at: visit.expiresAt,
+      email: visit.email ?? null,
+      otp_passed: visit.otpPassed ? 1 : 0,
+    })
     .execute();
 }
 
@@ -24,18 +42,6 @@ export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, n
 
 export async function updateVisit(db: Executor, id: number, patch: Updateable<VisitsTable>): Promise<void> {
   await db.updateTable('visits').set(patch).where('id', '=', id).execute();
-}
-
-/** Counts one view unless the link's cap is reached, in one statement: racing visitors cannot overshoot. */
-export async function countViewUnderCap(db: Executor, linkId: string): Promise<boolean> {
-  const row = await db
-    .updateTable('links')
-    .set((eb) => ({ views: eb('views', '+', 1) }))
-    .where('id', '=', linkId)
-    .where((eb) => eb.or([eb('max_views', '=', 0), eb('views', '<', eb.ref('max_views'))]))
-    .returning('views')
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export async function insertOtpCode(db: Executor, code: { scope: string; email: string; codeHash: string; now: number; expiresAt: number }) {

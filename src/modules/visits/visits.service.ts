@@ -1,16 +1,17 @@
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow, VisitRow } from '../../db/types.js';
-import { badRequest, tooManyRequests, unprocessable } from '../../core/errors.js';
+import { badRequest, forbidden, tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
-import { findAccessRequest, insertAccessRequest } from '../access-requests/access-requests.repo.js';
+import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
 import type { EventRecorder } from '../events/events.service.js';
+import { documentView, type DocumentView } from '../documents/documents.service.js';
 import { isEmail } from '../links/link-settings.js';
-import { isExpired, type LinksService } from '../links/links.service.js';
+import { isExpired, isListedForVisitors, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
-import { countViewUnderCap, findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
+import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
 
 /** How long a visit may take to pass its gates (waiting for approval included). */
 const GATE_WINDOW_MS = 7 * 86_400_000;
@@ -24,10 +25,30 @@ export interface Visitor {
   userAgent: string | null;
   /** Set when the request came in on an account's custom domain: only that account's links exist there. */
   hostAccountId?: number;
+  /** Set when the link is opened inside a data room: the room, and the token of the visitor's visit of it. */
+  room?: { id: string; token: string | undefined };
 }
+
+/** Who holds a view session: what the watermark names and the purchase form pre-fills. */
+export interface VisitorSession {
+  email: string | null;
+  ip: string;
+  /** the short id the watermark carries */
+  viewId: string;
+  expiresAt: number;
+}
+
+const visitorSessionOf = (visit: VisitRow): VisitorSession => ({
+  email: visit.email,
+  ip: visit.ip,
+  viewId: visit.view_id ?? '',
+  expiresAt: visit.expires_at,
+});
 
 /** Where a visitor stands on a link, in DESIGN's gate order. */
 export type GateState =
+  /** opened inside a data room without a live session of the room */
+  | { step: 'outside-room' }
   | { step: 'not-found' }
   | { step: 'expired' }
   | { step: 'inactive' }
@@ -40,11 +61,12 @@ export type GateState =
   | { step: 'approval-denied' }
   /** every gate passed, no session yet: opening one counts a view */
   | { step: 'ready' }
-  | { step: 'session'; visit: VisitRow; expiresAt: number };
+  | { step: 'session'; session: VisitorSession };
 
 export interface Notifications {
-  otpCode(link: LinkRow, email: string, code: string): Promise<void>;
-  accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }): Promise<void>;
+  /** Both queue their mail on `executor`, the transaction of the change they tell about. */
+  otpCode(link: LinkRow, email: string, code: string, executor: Executor): Promise<void>;
+  accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }, executor: Executor): Promise<void>;
 }
 
 const parseList = (json: string) => JSON.parse(json) as string[];
@@ -55,16 +77,74 @@ export function isAllowedOtpEmail(link: Pick<LinkRow, 'allowed_emails' | 'allowe
   return parseList(link.allowed_emails).includes(email) || parseList(link.allowed_domains).includes(domain);
 }
 
+/** The address a visit proved it holds with an e-mailed code (its own, or a portal's), if any. */
+export const verifiedEmailOf = (visit: Pick<VisitRow, 'otp_passed' | 'email'> | undefined): string | undefined =>
+  visit?.otp_passed === 1 && visit.email ? visit.email : undefined;
+
+const passesOtpWith = (link: LinkRow, verifiedEmail: string | undefined) => verifiedEmail !== undefined && isAllowedOtpEmail(link, verifiedEmail);
+
+export type Gate = 'otp' | 'password' | 'approval' | 'view-limit';
+
+/** The gates a visitor meets on opening `link` afresh, an OTP gate the already verified address passes left out. */
+export function gatesAhead(link: LinkRow, verifiedEmail: string | undefined): Gate[] {
+  const gates: Gate[] = [];
+  if (link.max_views > 0 && link.views >= link.max_views) gates.push('view-limit');
+  if (link.requires_otp === 1 && !passesOtpWith(link, verifiedEmail)) gates.push('otp');
+  if (link.password_hash !== null) gates.push('password');
+  if (link.requires_approval === 1) gates.push('approval');
+  return gates;
+}
+
+/** A data room the visitor holds a live session of: the room and the visitor's visit of it. */
+interface OpenedRoom {
+  link: LinkRow;
+  visit: VisitRow;
+}
+
+/** The link, the data room it was opened in (if any), and where the visitor stands on it. */
+export interface Inspection {
+  link: LinkRow | undefined;
+  room?: LinkRow;
+  state: GateState;
+}
+
+/** A data room's page: its live links, each with the gates it will ask the visitor to pass. */
+export interface RoomView {
+  id: string;
+  name: string;
+  children: Array<{ id: string; name: string; mime: string; gates: Gate[] }>;
+}
+
+/** What the visitor pages show of a link: no row, nothing of the visit but its session. */
+export interface VisitorPage {
+  /** the link's name, and its account (for the brand); undefined when it does not exist for this visitor */
+  link?: { name: string; accountId: number };
+  state: GateState;
+  /** set once the visitor holds a session: the room's list, or the document */
+  shown?: { kind: 'room'; room: RoomView } | { kind: 'document'; document: DocumentView };
+  /** the new visit's token, when entering opened a session */
+  token?: string;
+}
+
+/** What `look` finds: the inspection's parts, and the visitor's visit of the link. */
+interface Standing {
+  link: LinkRow | undefined;
+  room?: OpenedRoom;
+  visit?: VisitRow;
+  state: GateState;
+}
+
 export function createVisitsService(deps: {
   db: Db;
   clock: Clock;
   counter: WindowCounter;
-  links: Pick<LinksService, 'findForVisitor'>;
+  links: Pick<LinksService, 'findForVisitor' | 'roomChildren' | 'countViewUnderCap'>;
   otp: OtpService;
   notify: Notifications;
   events: EventRecorder;
+  accessRequests: Pick<AccessRequestRecords, 'find' | 'open'>;
 }) {
-  const { db, clock, counter, links, otp, notify, events } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -76,19 +156,20 @@ export function createVisitsService(deps: {
     return visitor.token ? findLiveVisit(db, sha256Hex(visitor.token), link.id, clock()) : undefined;
   }
 
-  async function gateState(link: LinkRow | undefined, visit: VisitRow | undefined): Promise<GateState> {
+  /** `verifiedEmail`: an address proved elsewhere (the room the link is opened in), which passes an OTP gate admitting it. */
+  async function gateState(link: LinkRow | undefined, visit: VisitRow | undefined, verifiedEmail?: string): Promise<GateState> {
     const now = clock();
     if (!link) return { step: 'not-found' };
     if (isExpired(link, now)) return { step: 'expired' };
     if (link.is_active !== 1) return { step: 'inactive' };
-    if (visit?.session_started_at) return { step: 'session', visit, expiresAt: visit.expires_at };
+    if (visit?.session_started_at) return { step: 'session', session: visitorSessionOf(visit) };
     if (link.max_views > 0 && link.views >= link.max_views) return { step: 'view-limit' };
-    if (link.requires_otp === 1 && visit?.otp_passed !== 1) {
+    if (link.requires_otp === 1 && visit?.otp_passed !== 1 && !passesOtpWith(link, verifiedEmail)) {
       return visit?.otp_email ? { step: 'otp-code', email: visit.otp_email } : { step: 'otp-email' };
     }
     if (link.password_hash !== null && visit?.password_passed !== 1) return { step: 'password' };
     if (link.requires_approval === 1) {
-      const request = visit?.access_request_id ? await findAccessRequest(db, visit.access_request_id) : undefined;
+      const request = visit?.access_request_id ? await accessRequests.find(visit.access_request_id) : undefined;
       if (!request) return { step: 'approval-email' };
       if (request.status === 'pending') return { step: 'approval-pending', email: request.email };
       if (request.status === 'denied') return { step: 'approval-denied' };
@@ -96,43 +177,115 @@ export function createVisitsService(deps: {
     return { step: 'ready' };
   }
 
-  /** The visitor's live visit of this link, created (with a fresh token) when there is none. */
-  async function ensureVisit(link: LinkRow, visitor: Visitor): Promise<{ visit: VisitRow; token: string }> {
+  /**
+   * The visitor's live visit of this link, created (with a fresh token) when there is none.
+   * A visit begun inside a data room starts as the room visit's visitor: its e-mail (for the
+   * watermark), and a verified address's pass of an OTP gate admitting it.
+   */
+  async function ensureVisit(link: LinkRow, visitor: Visitor, roomVisit?: VisitRow): Promise<{ visit: VisitRow; token: string }> {
     const existing = await visitOf(link, visitor);
     if (existing && visitor.token) return { visit: existing, token: visitor.token };
     const token = randomBase62(32);
     const now = clock();
-    await insertVisit(db, { tokenHash: sha256Hex(token), linkId: link.id, ip: visitor.ip, userAgent: visitor.userAgent, now, expiresAt: now + GATE_WINDOW_MS });
+    await insertVisit(db, {
+      tokenHash: sha256Hex(token),
+      linkId: link.id,
+      ip: visitor.ip,
+      userAgent: visitor.userAgent,
+      now,
+      expiresAt: now + GATE_WINDOW_MS,
+      email: roomVisit?.email ?? null,
+      otpPassed: link.requires_otp === 1 && passesOtpWith(link, verifiedEmailOf(roomVisit)),
+    });
     return { visit: (await findLiveVisit(db, sha256Hex(token), link.id, now))!, token };
+  }
+
+  /** The data room and the visitor's live session of it, or undefined without one. */
+  async function roomSessionOf(room: NonNullable<Visitor['room']>, visitor: Visitor): Promise<OpenedRoom | undefined> {
+    const link = await linkFor(room.id, visitor);
+    const visit = link && room.token ? await findLiveVisit(db, sha256Hex(room.token), link.id, clock()) : undefined;
+    const state = await gateState(link, visit);
+    return link && visit && state.step === 'session' ? { link, visit } : undefined;
+  }
+
+  /**
+   * The link, the room it is opened in and where the visitor stands, changing nothing. Inside a
+   * room the link is one of the room's current links, reached only with a live room session.
+   */
+  async function look(linkId: string, visitor: Visitor): Promise<Standing> {
+    if (!visitor.room) {
+      const link = await linkFor(linkId, visitor);
+      const visit = link && (await visitOf(link, visitor));
+      return { link, visit, state: await gateState(link, visit) };
+    }
+    const room = await roomSessionOf(visitor.room, visitor);
+    if (!room) return { link: undefined, state: { step: 'outside-room' } };
+    const link = (await links.roomChildren(room.link.id)).find((child) => child.id === linkId);
+    const visit = link && (await visitOf(link, visitor));
+    return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
   }
 
   /** Loads the link and the visit, and refuses a form for a step the visitor is not on. */
   async function atStep(linkId: string, visitor: Visitor, steps: GateState['step'][]) {
-    const link = await linkFor(linkId, visitor);
-    const visit = link ? await visitOf(link, visitor) : undefined;
-    const state = await gateState(link, visit);
+    const { link, room, state } = await look(linkId, visitor);
     if (!link || !steps.includes(state.step)) throw unprocessable('This step is not available any more; reload the page');
-    return { link, state };
+    return { link, roomVisit: room?.visit, state };
   }
 
-  async function inspect(linkId: string, visitor: Visitor): Promise<{ link: LinkRow | undefined; state: GateState }> {
-    const link = await linkFor(linkId, visitor);
-    return { link, state: await gateState(link, link ? await visitOf(link, visitor) : undefined) };
+  /** The room's listed links, each with the gates it will ask of the visitor holding `roomVisit`. */
+  async function roomView(room: LinkRow, roomVisit: VisitRow): Promise<RoomView> {
+    const now = clock();
+    const verifiedEmail = verifiedEmailOf(roomVisit);
+    const children = (await links.roomChildren(room.id))
+      .filter((child) => isListedForVisitors(child, now))
+      .map((child) => ({ id: child.id, name: child.name, mime: child.mime, gates: gatesAhead(child, verifiedEmail) }));
+    return { id: room.id, name: room.name, children };
+  }
+
+  /** `checkoutSessionId`: the Stripe session a buyer came back with, which the document page offers to download with. */
+  async function pageOf({ link, room, visit, state }: Standing, checkoutSessionId?: string): Promise<VisitorPage> {
+    const page: VisitorPage = { link: link && { name: link.name, accountId: link.account_id }, state };
+    if (!link || !visit || state.step !== 'session') return page;
+    const shown =
+      link.kind === 'room'
+        ? { kind: 'room' as const, room: await roomView(link, visit) }
+        : { kind: 'document' as const, document: documentView(link, room?.link, state.session, checkoutSessionId) };
+    return { ...page, shown };
   }
 
   return {
-    /** Where the visitor stands, changing nothing. */
-    inspect,
+    /** Where the visitor stands, changing nothing: the link and room rows, for other services. */
+    async inspect(linkId: string, visitor: Visitor): Promise<Inspection> {
+      const { link, room, state } = await look(linkId, visitor);
+      return { link, room: room?.link, state };
+    },
 
-    /** Where the visitor stands; when every gate is passed, opens the session (one view). */
-    async enter(linkId: string, visitor: Visitor): Promise<{ link: LinkRow | undefined; state: GateState; token?: string }> {
-      const { link, state } = await inspect(linkId, visitor);
-      if (!link || state.step !== 'ready') return { link, state };
-      const { visit, token } = await ensureVisit(link, visitor);
+    /** Where the visitor stands and what their page shows, changing nothing. */
+    async page(linkId: string, visitor: Visitor): Promise<VisitorPage> {
+      return pageOf(await look(linkId, visitor));
+    },
+
+    /** The link a visitor holds a live session of, and the room it is opened in, or 403: no document leaves without one. */
+    async requireSession(linkId: string, visitor: Visitor): Promise<{ link: LinkRow; room?: LinkRow; session: VisitorSession }> {
+      const { link, room, state } = await look(linkId, visitor);
+      if (!link || state.step !== 'session') throw forbidden('Open the link and pass its checks first');
+      return { link, room: room?.link, session: state.session };
+    },
+
+    /** Where the visitor stands and what their page shows; when every gate is passed, opens the session (one view). */
+    async enter(linkId: string, visitor: Visitor, options: { checkoutSessionId?: string } = {}): Promise<VisitorPage> {
+      const standing = await look(linkId, visitor);
+      const { link, room, state } = standing;
+      if (!link || state.step !== 'ready') return pageOf(standing, options.checkoutSessionId);
+      const { visit, token } = await ensureVisit(link, visitor, room?.visit);
       const now = clock();
       const opened = await db.transaction().execute(async (trx) => {
-        if (!(await countViewUnderCap(trx, link.id))) return false;
-        await updateVisit(trx, visit.id, { session_started_at: now, expires_at: now + link.view_session_ttl * 1000, view_id: randomBase62(6).toUpperCase() });
+        if (!(await links.countViewUnderCap(trx, link.id))) return false;
+        await updateVisit(trx, visit.id, {
+          session_started_at: now,
+          expires_at: now + link.view_session_ttl * 1000,
+          view_id: randomBase62(6).toUpperCase(),
+        });
         await events.record(trx, {
           accountId: link.account_id,
           type: 'link.viewed',
@@ -141,28 +294,35 @@ export function createVisitsService(deps: {
         });
         return true;
       });
-      if (!opened) return { link, state: { step: 'view-limit' } };
+      if (!opened) return pageOf({ link, room, state: { step: 'view-limit' } });
       const session = (await findLiveVisit(db, sha256Hex(token), link.id, now))!;
-      return { link, state: { step: 'session', visit: session, expiresAt: session.expires_at }, token };
+      const page = await pageOf(
+        { link, room, visit: session, state: { step: 'session', session: visitorSessionOf(session) } },
+        options.checkoutSessionId,
+      );
+      return { ...page, token };
     },
 
     async sendOtp(linkId: string, visitor: Visitor, rawEmail: string): Promise<string> {
-      const { link } = await atStep(linkId, visitor, ['otp-email', 'otp-code']);
+      const { link, roomVisit } = await atStep(linkId, visitor, ['otp-email', 'otp-code']);
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
       if (!isAllowedOtpEmail(link, email)) throw unprocessable('This e-mail address is not allowed to view this document');
-      const { visit, token } = await ensureVisit(link, visitor);
-      const code = await otp.issue(`link:${link.id}`, email);
-      await updateVisit(db, visit.id, { otp_email: email });
-      await notify.otpCode(link, email, code);
+      const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      // The code, the visit's step and the mail that carries the code commit together.
+      await db.transaction().execute(async (trx) => {
+        const code = await otp.issue(`link:${link.id}`, email, visitor.ip, trx);
+        await updateVisit(trx, visit.id, { otp_email: email });
+        await notify.otpCode(link, email, code, trx);
+      });
       return token;
     },
 
     async verifyOtp(linkId: string, visitor: Visitor, code: string): Promise<void> {
-      const { link, state } = await atStep(linkId, visitor, ['otp-code']);
+      const { link, roomVisit, state } = await atStep(linkId, visitor, ['otp-code']);
       if (state.step !== 'otp-code') return;
       await otp.verify(`link:${link.id}`, state.email, code);
-      const { visit } = await ensureVisit(link, visitor);
+      const { visit } = await ensureVisit(link, visitor, roomVisit);
       await updateVisit(db, visit.id, { otp_passed: 1, email: state.email });
     },
 
@@ -176,35 +336,42 @@ export function createVisitsService(deps: {
     },
 
     async checkPassword(linkId: string, visitor: Visitor, password: string): Promise<string> {
-      const { link } = await atStep(linkId, visitor, ['password']);
-      const { count, resetAt } = await counter.hit(`pw:${link.id}:${visitor.ip}`, PASSWORD_WINDOW_MS);
+      const { link, roomVisit } = await atStep(linkId, visitor, ['password']);
+      // Every try takes a place in the window before the (slow) check, so parallel guesses cannot
+      // overtake the limit; a right password gives its place back: only wrong tries count.
+      const throttleKey = `pw:${link.id}:${visitor.ip}`;
+      const { count, resetAt } = await counter.hit(throttleKey, PASSWORD_WINDOW_MS);
       if (count > PASSWORD_TRIES) throw tooManyRequests((resetAt - clock()) / 1000, 'Too many wrong passwords; try again in a few minutes');
       if (!(await verifyPassword(password, link.password_hash!))) throw unprocessable('That password is not right');
-      const { visit, token } = await ensureVisit(link, visitor);
+      await counter.release(throttleKey);
+      const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       await updateVisit(db, visit.id, { password_passed: 1 });
       return token;
     },
 
     async requestAccess(linkId: string, visitor: Visitor, rawEmail: string): Promise<string> {
-      const { link } = await atStep(linkId, visitor, ['approval-email']);
+      const { link, roomVisit } = await atStep(linkId, visitor, ['approval-email']);
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
-      const { visit, token } = await ensureVisit(link, visitor);
-      const requestId = await db.transaction().execute(async (trx) => {
-        const id = await insertAccessRequest(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
+      const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      await db.transaction().execute(async (trx) => {
+        const id = await accessRequests.open(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
         await updateVisit(trx, visit.id, { access_request_id: id, email: visit.email ?? email });
-        await events.record(trx, { accountId: link.account_id, type: 'access.requested', linkId: link.id, payload: { linkName: link.name, email, ip: visitor.ip } });
-        return id;
+        await events.record(trx, {
+          accountId: link.account_id,
+          type: 'access.requested',
+          linkId: link.id,
+          payload: { linkName: link.name, email, ip: visitor.ip },
+        });
+        await notify.accessRequested(link, { id, email, visitorIp: visitor.ip }, trx);
       });
-      await notify.accessRequested(link, { id: requestId, email, visitorIp: visitor.ip });
       return token;
     },
 
     /** Seconds spent on a page, reported by the viewer; only for the session's own link. */
     async trackPage(linkId: string, visitor: Visitor, page: number, seconds: number): Promise<boolean> {
-      const link = await linkFor(linkId, visitor);
-      const visit = link ? await visitOf(link, visitor) : undefined;
-      if (!visit?.session_started_at) return false;
+      const { visit, state } = await look(linkId, visitor);
+      if (!visit || state.step !== 'session') return false;
       await insertPageView(db, { visitId: visit.id, page, seconds, now: clock() });
       return true;
     },

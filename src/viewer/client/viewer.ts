@@ -25,14 +25,17 @@ function trackTime(trackUrl: string, pages: HTMLElement[]): void {
     if (seconds > 0) navigator.sendBeacon(trackUrl, new Blob([JSON.stringify({ page: current, seconds })], { type: 'application/json' }));
   };
   const visible = new Map<number, number>();
-  const observer = new IntersectionObserver((entries) => {
-    for (const entry of entries) visible.set(Number((entry.target as HTMLElement).dataset.page), entry.intersectionRatio);
-    const [page] = [...visible.entries()].sort((a, b) => b[1] - a[1])[0] ?? [current];
-    if (page !== current) {
-      report();
-      current = page;
-    }
-  }, { threshold: [0, 0.25, 0.5, 0.75, 1] });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) visible.set(Number((entry.target as HTMLElement).dataset.page), entry.intersectionRatio);
+      const [page] = [...visible.entries()].sort((a, b) => b[1] - a[1])[0] ?? [current];
+      if (page !== current) {
+        report();
+        current = page;
+      }
+    },
+    { threshold: [0, 0.25, 0.5, 0.75, 1] },
+  );
   pages.forEach((page) => observer.observe(page));
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') report();

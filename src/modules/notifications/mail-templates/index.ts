@@ -6,10 +6,11 @@ import { it } from './it.js';
 import { renderHtml, renderText, type LayoutParts } from './layout.js';
 import { pt } from './pt.js';
 import { safeBrand, safeSubject } from './safe-values.js';
-import type { MailBrand, MailData, MailKind, MailLocale, MailStrings } from './types.js';
+import type { Brand } from '../../branding/brand.js';
+import type { MailData, MailKind, MailLocale, MailStrings } from './types.js';
 
 export { MAIL_LOCALES } from './types.js';
-export type { MailBrand, MailData, MailKind, MailLocale, MailStrings } from './types.js';
+export type { MailData, MailKind, MailLocale, MailStrings } from './types.js';
 
 const STRINGS: Record<MailLocale, MailStrings> = { en, es, fr, pt, it };
 
@@ -24,7 +25,7 @@ export interface RenderedMail {
  * users and brands are escaped in the HTML, kept to one line where they should be one, and
  * the subject never carries a line break.
  */
-export function renderMail<K extends MailKind>(kind: K, locale: MailLocale, data: MailData[K], brand: MailBrand): RenderedMail {
+export function renderMail<K extends MailKind>(kind: K, locale: MailLocale, data: MailData[K], brand: Brand): RenderedMail {
   const strings = STRINGS[locale] ?? STRINGS.en;
   const build: ContentBuilder<K> = CONTENT_BUILDERS[kind];
   const content = build(strings, data);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_BRAND } from '../../../viewer/brand.js';
-import { MAIL_LOCALES, renderMail, type MailBrand, type MailData, type MailKind, type MailLocale } from './index.js';
+import { DEFAULT_BRAND, type Brand } from '../../branding/brand.js';
+import { MAIL_LOCALES, renderMail, type MailData, type MailKind, type MailLocale } from './index.js';
 
-const brand: MailBrand = {
+const brand: Brand = {
   companyName: 'Acme',
   logoUrl: 'https://cdn.example.com/acme/logo.png',
   logoSize: 48,
@@ -42,17 +42,35 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
   otpCode: { en: 'is your code', es: 'es tu código', fr: 'est votre code', pt: 'é o seu código', it: 'è il tuo codice' },
   documentShared: { en: 'shared', es: 'ha compartido', fr: 'a partagé', pt: 'compartilhou', it: 'ha condiviso' },
   accessRequested: { en: 'is asking to view', es: 'solicita acceso', fr: 'demande l’accès', pt: 'pediu acesso', it: 'chiede di accedere' },
-  accessApproved: { en: 'You can now view', es: 'Ya puedes ver', fr: 'Vous pouvez maintenant consulter', pt: 'Você já pode acessar', it: 'Ora puoi visualizzare' },
+  accessApproved: {
+    en: 'You can now view',
+    es: 'Ya puedes ver',
+    fr: 'Vous pouvez maintenant consulter',
+    pt: 'Você já pode acessar',
+    it: 'Ora puoi visualizzare',
+  },
   accessDenied: { en: 'was declined', es: 'Se ha denegado', fr: 'a été refusée', pt: 'foi recusada', it: 'è stata rifiutata' },
   purchaseReceipt: { en: 'receipt', es: 'Recibo de tu compra', fr: 'Votre reçu', pt: 'Recibo da sua compra', it: 'Ricevuta' },
 };
 
 const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
-  otpCode: { en: 'valid for 10 minutes', es: 'válido durante 10 minutos', fr: 'valable 10\u00a0minutes', pt: 'válido por 10 minutos', it: 'valido per 10 minuti' },
+  otpCode: {
+    en: 'valid for 10 minutes',
+    es: 'válido durante 10 minutos',
+    fr: 'valable 10\u00a0minutes',
+    pt: 'válido por 10 minutos',
+    it: 'valido per 10 minuti',
+  },
   documentShared: { en: 'with you', es: 'ha compartido contigo', fr: 'avec vous', pt: 'compartilhou o documento', it: 'ha condiviso con te' },
   accessRequested: { en: 'To approve it', es: 'Para aprobarla', fr: 'Pour l’accepter', pt: 'Para aprovar', it: 'Per approvarla' },
   accessApproved: { en: 'Good news', es: 'Buenas noticias', fr: 'Bonne nouvelle', pt: 'Boa notícia', it: 'Buone notizie' },
-  accessDenied: { en: 'this is a mistake', es: 'se trata de un error', fr: 'il s’agit d’une erreur', pt: 'houve um engano', it: 'si tratti di un errore' },
+  accessDenied: {
+    en: 'this is a mistake',
+    es: 'se trata de un error',
+    fr: 'il s’agit d’une erreur',
+    pt: 'houve um engano',
+    it: 'si tratti di un errore',
+  },
   purchaseReceipt: {
     en: 'up to 5 times over the next 7 days',
     es: 'hasta 5 veces durante los próximos 7 días',
@@ -75,7 +93,7 @@ const htmlLangs: Record<MailLocale, string> = { en: 'en', es: 'es', fr: 'fr', pt
 const escapeHtml = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
-function render<K extends MailKind>(kind: K, locale: MailLocale, data: Partial<MailData[K]> = {}, brandPatch: Partial<MailBrand> = {}) {
+function render<K extends MailKind>(kind: K, locale: MailLocale, data: Partial<MailData[K]> = {}, brandPatch: Partial<Brand> = {}) {
   return renderMail(kind, locale, { ...samples[kind], ...data }, { ...brand, ...brandPatch });
 }
 
@@ -143,9 +161,14 @@ describe('mail templates', () => {
     const evil = '<script>alert(1)</script>';
     for (const kind of KINDS) {
       for (const locale of MAIL_LOCALES) {
-        const mail = render(kind, locale, { documentName: evil, senderName: `"><img src=x onerror=alert(1)>`, requesterEmail: `<b>x</b>@e.com` } as Partial<MailData[typeof kind]>, {
-          companyName: `Evil "Co" <svg onload=alert(1)>`,
-        });
+        const mail = render(
+          kind,
+          locale,
+          { documentName: evil, senderName: `"><img src=x onerror=alert(1)>`, requesterEmail: `<b>x</b>@e.com` } as Partial<MailData[typeof kind]>,
+          {
+            companyName: `Evil "Co" <svg onload=alert(1)>`,
+          },
+        );
         assert.ok(!mail.html.includes('<script'), `${kind}/${locale}`);
         assert.ok(!mail.html.includes('<svg'), `${kind}/${locale}`);
         assert.ok(!mail.html.includes('<img src=x'), `${kind}/${locale}`);
@@ -159,15 +182,20 @@ describe('mail templates', () => {
   });
 
   test('colours and radius that are not strict values fall back to the defaults', () => {
-    const mail = render('accessApproved', 'en', {}, {
-      primaryColor: 'red;background:url(javascript:alert(1))',
-      btnTextColor: '#fff" onmouseover="alert(1)',
-      bgColor: 'expression(alert(1))',
-      textColor: '#12345',
-      cardBgColor: 'rgb(0,0,0)',
-      cardBorderColor: '#GGGGGG',
-      btnRadius: '8px;background:red',
-    });
+    const mail = render(
+      'accessApproved',
+      'en',
+      {},
+      {
+        primaryColor: 'red;background:url(javascript:alert(1))',
+        btnTextColor: '#fff" onmouseover="alert(1)',
+        bgColor: 'expression(alert(1))',
+        textColor: '#12345',
+        cardBgColor: 'rgb(0,0,0)',
+        cardBorderColor: '#GGGGGG',
+        btnRadius: '8px;background:red',
+      },
+    );
     for (const bad of ['javascript', 'onmouseover', 'expression', '#12345;', 'rgb(', '#GGGGGG', 'background:red']) {
       assert.ok(!mail.html.includes(bad), bad);
     }
@@ -182,7 +210,14 @@ describe('mail templates', () => {
   });
 
   test('a logo URL that is not absolute http(s) is dropped', () => {
-    for (const logoUrl of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:image/png;base64,AAAA', '/branding/1/logo.png', 'https://cdn.example.com/a b.png', 'https://cdn.example.com/\nx.png']) {
+    for (const logoUrl of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      'data:image/png;base64,AAAA',
+      '/branding/1/logo.png',
+      'https://cdn.example.com/a b.png',
+      'https://cdn.example.com/\nx.png',
+    ]) {
       const mail = render('otpCode', 'fr', {}, { logoUrl });
       assert.ok(!mail.html.includes('<img'), logoUrl);
       assert.ok(!/javascript:|data:image/i.test(mail.html), logoUrl);
@@ -202,10 +237,7 @@ describe('mail templates', () => {
   test('the personal message keeps its line breaks as <br> and is escaped', () => {
     const message = 'Hi <b>Bob</b>,\r\n\r\nFigures & notes attached.\nSee "page 3".\r\n';
     const mail = render('documentShared', 'en', { message });
-    assert.ok(
-      mail.html.includes('Hi &lt;b&gt;Bob&lt;/b&gt;,<br><br>Figures &amp; notes attached.<br>See &quot;page 3&quot;.</td>'),
-      mail.html,
-    );
+    assert.ok(mail.html.includes('Hi &lt;b&gt;Bob&lt;/b&gt;,<br><br>Figures &amp; notes attached.<br>See &quot;page 3&quot;.</td>'), mail.html);
     assert.ok(!mail.html.includes('<b>Bob'));
     assert.ok(mail.text.includes('A message from Acme:\n\n> Hi <b>Bob</b>,\n>\n> Figures & notes attached.\n> See "page 3".\n'));
     // The button comes after the note.

@@ -1,5 +1,4 @@
-import { DEFAULT_BRAND } from '../../../viewer/brand.js';
-import type { MailBrand } from './types.js';
+import { DEFAULT_BRAND, type Brand } from '../../branding/brand.js';
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 // The lengths branding accepts (`0`, `8px`, `0.5rem`, `50%`), nothing that could close the style attribute.
@@ -10,13 +9,13 @@ const LINE_BREAK = /\r\n|\r|\n|\u2028|\u2029/;
 
 declare const checked: unique symbol;
 /** A brand whose values are safe in a style attribute or an img src; only `safeBrand` makes one. */
-export type SafeBrand = Readonly<MailBrand> & { readonly [checked]: true };
+export type SafeBrand = Readonly<Brand> & { readonly [checked]: true };
 
 /** Hex colours, a CSS length, a bounded logo size and an http(s) logo URL; a default for anything else. */
-export function safeBrand(brand: MailBrand): SafeBrand {
+export function safeBrand(brand: Brand): SafeBrand {
   const color = (value: string, fallback: string) => (HEX_COLOR.test(value) ? value : fallback);
   const logoSize = Number.isInteger(brand.logoSize) ? Math.min(512, Math.max(16, brand.logoSize)) : DEFAULT_BRAND.logoSize;
-  const checkedBrand: MailBrand = {
+  const checkedBrand: Brand = {
     companyName: brand.companyName ? oneLine(brand.companyName) || null : null,
     logoUrl: brand.logoUrl ? safeHttpUrl(brand.logoUrl) : null,
     logoSize,
@@ -60,7 +59,12 @@ export function textLines(value: string): string[] {
 /** Shortens a value to `max` characters (code points, so no surrogate pair is split), marking the cut with "…". */
 export function truncate(value: string, max: number): string {
   const chars = Array.from(value);
-  return chars.length <= max ? value : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+  return chars.length <= max
+    ? value
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** A header-safe subject: one line, bounded length (a header line cannot carry a second header). */

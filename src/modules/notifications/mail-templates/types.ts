@@ -1,20 +1,6 @@
 export const MAIL_LOCALES = ['en', 'es', 'fr', 'pt', 'it'] as const;
 export type MailLocale = (typeof MAIL_LOCALES)[number];
 
-/** The account's branding as e-mails use it; `logoUrl` must be absolute (mail clients have no base URL). */
-export interface MailBrand {
-  companyName: string | null;
-  logoUrl: string | null;
-  logoSize: number;
-  primaryColor: string;
-  btnTextColor: string;
-  textColor: string;
-  bgColor: string;
-  cardBgColor: string;
-  cardBorderColor: string;
-  btnRadius: string;
-}
-
 export interface MailData {
   otpCode: { documentName: string; code: string; minutes: number };
   documentShared: {

@@ -21,37 +21,13 @@ import {
   setTextMatrix,
   showText,
 } from 'pdf-lib';
-import { AppError } from '../../core/errors.js';
 import { loadWatermarkFont, toDrawableText } from './font.js';
 import { cutToFirstPages } from './preview.js';
-import {
-  WATERMARK_ANGLE_DEGREES,
-  WATERMARK_OPACITY,
-  type WatermarkStamp,
-  tileOrigins,
-  watermarkFontSize,
-  watermarkText,
-} from './stamp.js';
+import { UnreadablePdfError } from './unreadable-pdf.js';
+import { WATERMARK_ANGLE_DEGREES, WATERMARK_OPACITY, type WatermarkStamp, tileOrigins, watermarkFontSize, watermarkText } from './stamp.js';
 
 export { type WatermarkStamp, watermarkText } from './stamp.js';
-
-/** A damaged or encrypted PDF: it cannot be cut or stamped, so it cannot be shown marked. */
-export class UnreadablePdfError extends AppError {
-  override name = 'UnreadablePdfError';
-
-  constructor(
-    readonly reason: 'encrypted' | 'damaged',
-    options?: { cause?: unknown },
-  ) {
-    super(
-      422,
-      reason === 'encrypted'
-        ? 'This PDF is encrypted, so it cannot be watermarked or previewed'
-        : 'This PDF could not be read, so it cannot be watermarked or previewed',
-    );
-    if (options?.cause !== undefined) this.cause = options.cause;
-  }
-}
+export { UnreadablePdfError } from './unreadable-pdf.js';
 
 export interface PreparedPdf {
   bytes: Uint8Array;

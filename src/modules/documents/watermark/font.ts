@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import fontkit from '@pdf-lib/fontkit';
+import type fontkit from '@pdf-lib/fontkit';
 import type { PDFDocument } from 'pdf-lib';
 
 type ParsedFont = ReturnType<typeof fontkit.create>;
@@ -29,6 +29,7 @@ let loading: Promise<WatermarkFont> | undefined;
 
 export function loadWatermarkFont(): Promise<WatermarkFont> {
   loading ??= (async () => {
+    const { default: fontkit } = await import('@pdf-lib/fontkit');
     const bytes = new Uint8Array(await fs.readFile(createRequire(import.meta.url).resolve(FONT_FILE)));
     const parsed = fontkit.create(bytes);
     // fontkit parses the shaping tables on the first layout (~20 ms): pay it here, once.

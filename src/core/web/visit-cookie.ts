@@ -2,6 +2,11 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const VISIT_COOKIE = 'lv_visit';
+/**
+ * The visit of a link opened inside a data room, scoped to /v/{room}/d/{link}. Its own name:
+ * the room's lv_visit (scoped to /v/{room}) is sent there too, and a cookie parser keeps one value per name.
+ */
+export const ROOM_VISIT_COOKIE = 'lv_room_visit';
 
 /** The token a signed session cookie carries, or undefined when absent or tampered with. */
 export function readSessionToken(request: FastifyRequest, name: string): string | undefined {

@@ -3,7 +3,16 @@ import { test } from 'node:test';
 import { PDFDocument, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream, degrees } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { UnreadableImageError, UnreadablePdfError, canWatermark, canWatermarkImage, preparePdf, watermarkImage, watermarkText, type WatermarkStamp } from './index.js';
+import {
+  UnreadableImageError,
+  UnreadablePdfError,
+  canWatermark,
+  canWatermarkImage,
+  preparePdf,
+  watermarkImage,
+  watermarkText,
+  type WatermarkStamp,
+} from './index.js';
 
 const stamp: WatermarkStamp = { identity: 'zoë.müller@example.com', at: new Date('2026-11-22T14:03:59.999Z'), viewId: '7F3K9Q' };
 
@@ -40,9 +49,7 @@ async function everythingInFile(bytes: Uint8Array): Promise<string> {
   const doc = await PDFDocument.load(bytes);
   return doc.context
     .enumerateIndirectObjects()
-    .map(([, object]) =>
-      object instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(object).decode()).toString('latin1') : object.toString(),
-    )
+    .map(([, object]) => (object instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(object).decode()).toString('latin1') : object.toString()))
     .join('\n');
 }
 
@@ -78,7 +85,8 @@ test('rotated pages and pages with an offset crop box are marked too', async () 
   });
   const prepared = await preparePdf(original, { stamp });
   const texts = await pageTexts(prepared.bytes);
-  for (const text of texts) assert.ok(text.includes('view 7F3K9Q'));
+  assert.equal(texts.length, 3, 'every page is read back');
+  texts.forEach((text, index) => assert.ok(text.includes('view 7F3K9Q'), `page ${index + 1} carries the mark: ${text.slice(0, 200)}`));
 
   const marked = await PDFDocument.load(prepared.bytes);
   assert.equal(marked.getPage(1).getRotation().angle, 90, 'the page keeps its /Rotate');
@@ -88,9 +96,7 @@ test('previewPages cuts the PDF to its first pages, and the cut pages are gone f
   const original = await makePdf(5, async (doc) => {
     // A link and an outline entry pointing at page 4 must not drag it into the preview.
     const target = doc.getPage(3).ref;
-    const link = doc.context.register(
-      doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 100, 100], Dest: [target, PDFName.of('Fit')] }),
-    );
+    const link = doc.context.register(doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 100, 100], Dest: [target, PDFName.of('Fit')] }));
     doc.getPage(0).node.addAnnot(link);
     doc.catalog.set(PDFName.of('OpenAction'), doc.context.obj([target, PDFName.of('Fit')]));
     // Attachments belong to the whole document, not to the preview's pages.
@@ -163,7 +169,10 @@ async function changedPixels(before: Buffer, after: Buffer): Promise<number> {
   assert.deepEqual([a!.info.width, a!.info.height], [b!.info.width, b!.info.height]);
   let changed = 0;
   for (let index = 0; index < a!.data.length; index += 3) {
-    const delta = Math.abs(a!.data[index]! - b!.data[index]!) + Math.abs(a!.data[index + 1]! - b!.data[index + 1]!) + Math.abs(a!.data[index + 2]! - b!.data[index + 2]!);
+    const delta =
+      Math.abs(a!.data[index]! - b!.data[index]!) +
+      Math.abs(a!.data[index + 1]! - b!.data[index + 1]!) +
+      Math.abs(a!.data[index + 2]! - b!.data[index + 2]!);
     if (delta > 24) changed++;
   }
   return changed;
@@ -173,7 +182,8 @@ const background = { r: 200, g: 220, b: 240 };
 
 test('a PNG and a JPEG come back marked, in their format, at their size', async () => {
   for (const format of ['png', 'jpeg'] as const) {
-    const original = await sharp({ create: { width: 640, height: 400, channels: 3, background } })[format]().toBuffer();
+    const image = sharp({ create: { width: 640, height: 400, channels: 3, background } });
+    const original = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
     const marked = await watermarkImage(original, stamp);
     assert.equal(marked.mime, `image/${format}`);
     assert.notDeepEqual(marked.bytes, original);
@@ -186,24 +196,33 @@ test('a PNG and a JPEG come back marked, in their format, at their size', async 
 });
 
 test('XML-special identities, GIFs and EXIF-rotated JPEGs', async () => {
-  const original = await sharp({ create: { width: 300, height: 200, channels: 3, background } }).png().toBuffer();
+  const original = await sharp({ create: { width: 300, height: 200, channels: 3, background } })
+    .png()
+    .toBuffer();
   const marked = await watermarkImage(original, { ...stamp, identity: '<a&b>@x.com"\'' });
   assert.ok((await changedPixels(original, marked.bytes)) > 0);
 
-  const gif = await sharp({ create: { width: 120, height: 80, channels: 3, background } }).gif().toBuffer();
+  const gif = await sharp({ create: { width: 120, height: 80, channels: 3, background } })
+    .gif()
+    .toBuffer();
   const fromGif = await watermarkImage(gif, stamp);
   assert.equal(fromGif.mime, 'image/png');
   assert.equal((await sharp(fromGif.bytes).metadata()).format, 'png');
 
   // Stored 300×200 with orientation 6 (turn 90° clockwise): shown, and marked, as 200×300.
-  const sideways = await sharp({ create: { width: 300, height: 200, channels: 3, background } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+  const sideways = await sharp({ create: { width: 300, height: 200, channels: 3, background } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   const upright = await watermarkImage(sideways, stamp);
   const metadata = await sharp(upright.bytes).metadata();
   assert.deepEqual([metadata.width, metadata.height, metadata.orientation], [200, 300, undefined]);
 });
 
 test('an image sharp cannot decode is an UnreadableImageError (422)', async () => {
-  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background } }).png().toBuffer();
+  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background } })
+    .png()
+    .toBuffer();
   for (const bytes of [Buffer.from('not an image'), png.subarray(0, 100)]) {
     await assert.rejects(watermarkImage(bytes, stamp), (error: unknown) => {
       assert.ok(error instanceof UnreadableImageError, String(error));

@@ -1,9 +1,10 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../../core/errors.js';
-import type { BrandProvider } from '../../viewer/brand.js';
-import { addVisitorPageHeaders, sendPage } from '../../viewer/render.js';
-import type { StripeConnect } from './connect.service.js';
+import { AppError } from '../core/errors.js';
+import type { BrandProvider } from '../modules/branding/brand.js';
+import { addVisitorPageHeaders, sendPage } from './render.js';
+import type { StripeConnect } from '../modules/payments/connect.service.js';
 
 const ReturnQuery = Type.Object({ account: Type.Optional(Type.String({ maxLength: 255 })) });
 const STRIPE_ACCOUNT_ID = /^acct_[A-Za-z0-9]{1,255}$/;
@@ -37,19 +38,31 @@ export const stripePagesRoutes: FastifyPluginAsyncTypebox<{
     }
     const status = await returning(request.query.account);
     if (status?.chargesEnabled) {
-      return message(reply, status.accountId, 'Your Stripe account is connected',
-        'It accepts payments: links with requirePaymentToDownload=1 can be created now.');
+      return message(
+        reply,
+        status.accountId,
+        'Your Stripe account is connected',
+        'It accepts payments: links with requirePaymentToDownload=1 can be created now.',
+      );
     }
     if (status) {
-      return message(reply, status.accountId, 'Stripe onboarding is not finished',
+      return message(
+        reply,
+        status.accountId,
+        'Stripe onboarding is not finished',
         'Stripe has not enabled charges on this account yet. It may still be checking your details: look again later with ' +
-        'GET /api/stripe/connect-status, or continue with a new link from POST /api/stripe/connect.');
+          'GET /api/stripe/connect-status, or continue with a new link from POST /api/stripe/connect.',
+      );
     }
     return message(reply, 0, 'Back from Stripe', 'Check your account with GET /api/stripe/connect-status.');
   });
 
   app.get('/refresh', { schema: { hide: true } }, async (_request, reply) =>
-    message(reply, 0, 'This onboarding link has expired',
-      'Stripe onboarding links work once and only for a few minutes. Ask for a fresh one with POST /api/stripe/connect and open it right away.'),
+    message(
+      reply,
+      0,
+      'This onboarding link has expired',
+      'Stripe onboarding links work once and only for a few minutes. Ask for a fresh one with POST /api/stripe/connect and open it right away.',
+    ),
   );
 };

@@ -44,13 +44,7 @@ export interface TileOrigin {
  * by half a copy (a brick pattern, so no column of blank space), copies that cannot
  * touch the rectangle left out.
  */
-export function tileOrigins(
-  width: number,
-  height: number,
-  textWidth: number,
-  fontSize: number,
-  angleDegrees: number,
-): TileOrigin[] {
+export function tileOrigins(width: number, height: number, textWidth: number, fontSize: number, angleDegrees: number): TileOrigin[] {
   const angle = (angleDegrees * Math.PI) / 180;
   const [ux, uy] = [Math.cos(angle), Math.sin(angle)]; // along the baseline
   const [vx, vy] = [-uy, ux]; // across it

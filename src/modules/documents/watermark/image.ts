@@ -3,8 +3,7 @@
  * composited with sharp. The text is drawn as glyph outlines from DejaVu Sans, so the
  * SVG holds no text node (nothing to escape, no dependence on the server's fonts).
  */
-import sharp from 'sharp';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../../core/errors.js';
 import { loadWatermarkFont, toDrawableText, type WatermarkFont } from './font.js';
 import { WATERMARK_ANGLE_DEGREES, WATERMARK_OPACITY, type WatermarkStamp, tileOrigins, watermarkFontSize, watermarkText } from './stamp.js';
 
@@ -35,6 +34,7 @@ export function canWatermarkImage(mime: string): boolean {
  * EXIF, so it must already stand the right way). Only the first frame of an animation.
  */
 export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): Promise<{ bytes: Buffer; mime: string }> {
+  const { default: sharp } = await import('sharp');
   const image = sharp(original, { autoOrient: true });
   const metadata = await image.metadata().catch((error: unknown) => {
     throw new UnreadableImageError({ cause: error });

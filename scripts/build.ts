@@ -1,0 +1,66 @@
+/**
+ * npm run build (also run by `prepare`, so `npm install && npm start` works on a fresh clone).
+ * `tsx scripts/build.ts DIR` writes to DIR instead of dist/ (the build test does).
+ *
+ * Writes dist/ from src/, keeping the layout so that paths relative to a module (templates,
+ * mail templates, the viewer's CSS) resolve the same way in both trees:
+ *   - every src/**\/*.ts except tests and browser code, compiled file by file by esbuild
+ *     (ESM, Node 20, source maps); nothing is bundled, imports stay as written;
+ *   - every other file under src/ (templates, CSS, …), copied as is: a new one needs no
+ *     change here;
+ *   - the viewer's browser script (src/viewer/client/viewer.ts) bundled once, where the
+ *     compiled src/viewer/assets.ts serves it from.
+ * dist/ is emptied first, so a file moved or deleted in src/ cannot linger in it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { bundleViewerScript, PREBUILT_VIEWER_SCRIPT } from '../src/viewer/assets.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+const DIST = path.resolve(ROOT, process.argv[2] ?? 'dist');
+/** The folder of src/viewer/assets.ts: its compiled copy looks for the bundle beside itself. */
+const VIEWER_ASSETS_DIR = 'viewer';
+
+/** Browser code lives in folders named client/ (bundled, never run by Node); tests never ship. */
+function isShipped(relative: string): boolean {
+  const segments = relative.split(path.sep);
+  if (segments.includes('client') || segments.includes('fixtures')) return false;
+  return !/\.test\.[^.]+$/.test(relative) && !relative.endsWith('.d.ts');
+}
+
+const started = performance.now();
+const files = fs
+  .readdirSync(SRC, { recursive: true, withFileTypes: true })
+  .filter((entry) => entry.isFile())
+  .map((entry) => path.relative(SRC, path.join(entry.parentPath, entry.name)))
+  .filter(isShipped)
+  .sort();
+const modules = files.filter((file) => file.endsWith('.ts'));
+const assets = files.filter((file) => !file.endsWith('.ts'));
+
+fs.rmSync(DIST, { recursive: true, force: true });
+await build({
+  entryPoints: modules.map((file) => path.join(SRC, file)),
+  outdir: DIST,
+  outbase: SRC,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+for (const file of assets) {
+  fs.mkdirSync(path.dirname(path.join(DIST, file)), { recursive: true });
+  fs.copyFileSync(path.join(SRC, file), path.join(DIST, file));
+}
+const viewerScript = path.join(DIST, VIEWER_ASSETS_DIR, PREBUILT_VIEWER_SCRIPT);
+fs.mkdirSync(path.dirname(viewerScript), { recursive: true });
+fs.writeFileSync(viewerScript, await bundleViewerScript());
+
+console.log(
+  `build: ${modules.length} modules compiled, ${assets.length} files copied, ` +
+    `${path.relative(ROOT, viewerScript)} bundled, in ${Math.round(performance.now() - started)} ms`,
+);

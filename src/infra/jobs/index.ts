@@ -1,0 +1,17 @@
+export {
+  createJobRunner,
+  describeJobError,
+  failedAttemptRecord,
+  PermanentJobError,
+  type EnqueueOptions,
+  type FailedAttemptRecord,
+  type JobFailure,
+  type JobKind,
+  type JobLog,
+  type JobQueue,
+  type JobRunner,
+  type JobRunnerDeps,
+  type RunningJob,
+} from './job-runner.js';
+export { createJobMetrics, type JobMetrics } from './job-metrics.js';
+export { listJobs, type JobClaim, type NewJob } from './jobs.repo.js';

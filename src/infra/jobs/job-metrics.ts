@@ -1,0 +1,31 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The runner's Prometheus series, on the registry /metrics serves (the runtime passes it), or
+ * on a registry of their own. Labels are job kinds only: never ids or payloads.
+ */
+export function createJobMetrics(registry: Registry = new Registry()) {
+  return {
+    run: new Counter({
+      name: 'jobs_run_total',
+      help: 'Job attempts started, by kind',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    failed: new Counter({
+      name: 'jobs_failed_total',
+      help: 'Job attempts that failed, by kind and outcome (retry: tried again later; failed: given up)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Time a job attempt took, by kind',
+      labelNames: ['kind'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+  };
+}
+
+export type JobMetrics = ReturnType<typeof createJobMetrics>;

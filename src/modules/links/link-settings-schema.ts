@@ -1,0 +1,73 @@
+import { Type, type TOptional, type TSchema } from 'typebox';
+import { EXPIRATIONS, type Expiration } from './link-settings.js';
+
+/** One setting: its JSON type (templates) and its text form (upload fields), under one description. */
+interface SettingSchema<Json extends TSchema, Form extends TSchema> {
+  json: Json;
+  form: Form;
+}
+
+const setting = <Json extends TSchema, Form extends TSchema>(json: Json, form: Form): SettingSchema<Json, Form> => ({ json, form });
+
+/** A 0/1 form field. */
+export const formFlag = (description: string) => Type.Union([Type.Literal('0'), Type.Literal('1')], { description, default: '0' });
+
+const flag = (description: string) => setting(Type.Boolean({ description }), formFlag(description));
+
+const integerText = (description: string, fallback?: number) =>
+  Type.String({ pattern: '^\\d+$', description, ...(fallback === undefined ? {} : { default: String(fallback) }) });
+
+/** An integer in JSON; in a form, text that is parsed and range-checked as it arrives. */
+const integer = (description: string, minimum: number, maximum: number, fallback?: number) => {
+  const described = `${description} (integer ${minimum}-${maximum})`;
+  return setting(Type.Integer({ minimum, maximum, description: described }), integerText(described, fallback));
+};
+
+/** An integer or null (none) in JSON; in a form, text as `integer`'s. */
+const integerOrNone = (description: string, minimum: number, maximum: number) => {
+  const described = `${description} (integer ${minimum}-${maximum})`;
+  return setting(Type.Union([Type.Integer({ minimum, maximum }), Type.Null()], { description: described }), integerText(described));
+};
+
+const list = (description: string, maxLength: number) =>
+  setting(Type.Array(Type.String({ maxLength }), { maxItems: 1000, description }), Type.String({ description: `${description}, comma-separated` }));
+
+const expiration = (options: { default?: string }) =>
+  Type.Enum(Object.keys(EXPIRATIONS) as Expiration[], { description: 'how long the link works', ...options });
+const currency = (options: { default?: string }) => Type.String({ pattern: '^[a-z]{3}$', description: 'lowercase currency code', ...options });
+
+// Defaults are shown on the form fields only: on a JSON body Ajv would write them into every template.
+
+/**
+ * Every link setting, described once. Upload fields (`modules/upload/upload-form.ts`) take the
+ * text forms, templates the JSON types; the rules and messages are `link-settings.ts`'s.
+ */
+export const LINK_SETTINGS = {
+  expiration: setting(expiration({}), expiration({ default: '7d' })),
+  hasWatermark: flag("burn the visitor's identity into every page"),
+  requiresApproval: flag('the owner approves each visitor'),
+  requiresOtp: flag('an e-mailed one-time code, for allowedEmails / allowedDomains'),
+  allowedEmails: list('addresses let through the one-time code gate', 254),
+  allowedDomains: list('domains let through the one-time code gate', 253),
+  bookingUrl: setting(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'an http(s) URL shown in the viewer' }),
+    Type.String({ maxLength: 2048, description: 'an http(s) URL shown in the viewer' }),
+  ),
+  previewPages: integerOrNone('visitors see only the first N pages of a PDF', 1, 100_000),
+  viewSessionTtlSeconds: integer('how long a view session lasts, in seconds', 60, 86_400, 3600),
+  maxViews: integer('views allowed, 0 = unlimited', 0, 1_000_000_000, 0),
+  requirePaymentToDownload: flag('sell the original file (needs payments configured)'),
+  downloadPrice: integerOrNone('the price in cents, with requirePaymentToDownload', 50, 100_000_000),
+  downloadCurrency: setting(currency({}), currency({ default: 'usd' })),
+};
+
+type Settings = typeof LINK_SETTINGS;
+
+function optionalEach<K extends keyof Settings, S extends TSchema>(pick: (schema: Settings[K]) => S) {
+  return Object.fromEntries(Object.entries(LINK_SETTINGS).map(([name, schema]) => [name, Type.Optional(pick(schema as Settings[K]))]));
+}
+
+/** The settings as JSON properties, each optional (a template states only some). */
+export const jsonSettingProperties = optionalEach((schema) => schema.json) as { [K in keyof Settings]: TOptional<Settings[K]['json']> };
+/** The settings as form fields, each optional (absent fields take the template's or the default). */
+export const formSettingProperties = optionalEach((schema) => schema.form) as { [K in keyof Settings]: TOptional<Settings[K]['form']> };

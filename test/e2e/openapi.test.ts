@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { startApp } from '../helpers/app.js';
+
+test('the OpenAPI document: every operation has its own camelCase operationId', async (t) => {
+  const app = await startApp(t);
+  const document = (await app.http().get('/api/openapi.json')).body as { paths: Record<string, Record<string, { operationId?: string }>> };
+  const ids = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, id: operation.operationId })),
+  );
+  assert.ok(ids.length >= 60);
+  for (const { where, id } of ids) assert.match(id ?? '', /^[a-z][A-Za-z]+$/, `${where} has an operationId`);
+  assert.equal(new Set(ids.map(({ id }) => id)).size, ids.length, 'operationIds are unique');
+  assert.equal(ids.find(({ where }) => where === 'PATCH /api/links/{id}/active')?.id, 'setLinkActive', 'the canonical method keeps the name');
+  assert.equal(ids.find(({ where }) => where === 'PUT /api/links/{id}/active')?.id, 'setLinkActiveViaPut');
+});
+
+test("the OpenAPI document passes Redocly's recommended rules with no warning", async (t) => {
+  const app = await startApp(t);
+  const source = JSON.stringify((await app.http().get('/api/openapi.json')).body);
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config });
+  const described = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`);
+  assert.deepEqual(described, []);
+});

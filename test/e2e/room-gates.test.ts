@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createLink } from '../helpers/files.js';
+import type { HttpClient } from '../helpers/http.js';
+import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
+import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import { VisitorClient } from '../helpers/visitor.js';
+
+// A link inside a data room keeps its own gates: the room's session only lets the visitor reach them.
+
+async function createRoom(owner: HttpClient, childIds: string[], name = 'Deal room'): Promise<string> {
+  const created = await owner.post('/api/links/room', { name, children_ids: childIds });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  return created.body.id;
+}
+
+/** A visitor holding a session of the (ungated) room. */
+async function inRoom(app: TestApp, roomId: string): Promise<VisitorClient> {
+  const visitor = new VisitorClient(app.url);
+  const page = await visitor.get(`/v/${roomId}`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /class="card room"/);
+  return visitor;
+}
+
+const viewsOf = async (owner: HttpClient, linkId: string): Promise<number> => (await owner.get(`/api/links/${linkId}`)).body.views;
+
+/** The room page's entry for the link named `name`. */
+function roomEntry(roomPage: string, name: string): string {
+  const entry = roomPage.split('<li>').find((item) => item.includes(`>${name}</span>`));
+  assert.ok(entry, `${name} is listed`);
+  return entry;
+}
+
+test('a password child is not served inside the room without its password, and is after it', async (t) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const pdf = await makePdf(1);
+  const secret = await createLink(owner, pdf, 'Secret.pdf', { addPassword: '1', password: 'open sesame' });
+  const open = await createLink(owner, await makePdf(1), 'Open.pdf');
+  const room = await createRoom(owner, [secret, open]);
+  const child = `/v/${room}/d/${secret}`;
+
+  const visitor = await inRoom(app, room);
+  const gate = await visitor.get(child);
+  assert.equal(gate.status, 200);
+  assert.match(gate.text, /protected by a password/);
+  assert.match(gate.text, new RegExp(`action="${child}/password"`));
+  assert.doesNotMatch(gate.text, /id="pdf-pages"/);
+  assert.equal((await visitor.get(`${child}/content`)).status, 403, 'the room session alone does not serve it');
+  assert.equal(await viewsOf(owner, secret), 0);
+  const roomPage = (await visitor.get(`/v/${room}`)).text;
+  assert.match(roomEntry(roomPage, 'Secret.pdf'), /class="lock"[^>]*>.*<span class="visually-hidden">Protected: asks for a password<\/span>/s);
+  assert.doesNotMatch(roomEntry(roomPage, 'Open.pdf'), /class="lock"/, 'an open link carries no lock');
+
+  const wrong = await visitor.post(`${child}/password`, { password: 'nope' });
+  assert.equal(wrong.status, 422);
+  assert.match(wrong.text, /password is not right/);
+  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+
+  const right = await visitor.post(`${child}/password`, { password: 'open sesame' });
+  assert.equal(right.status, 303);
+  assert.equal(right.headers.get('location'), child);
+  const cookie = right.headers.getSetCookie()[0]!;
+  assert.match(cookie, new RegExp(`^lv_room_visit=.*Path=${child}(;|$)`));
+  assert.match(cookie, /HttpOnly/);
+  assert.match(cookie, /SameSite=Lax/);
+
+  const page = await visitor.get(child);
+  assert.equal(page.status, 200);
+  assert.match(page.text, new RegExp(`data-content-url="${child}/content"`));
+  assert.match(page.text, new RegExp(`data-track-url="${child}/track"`));
+  assert.match(page.text, new RegExp(`href="/v/${room}"`), 'back to the room');
+  const content = await visitor.get(`${child}/content`);
+  assert.equal(content.status, 200);
+  assert.ok(content.bytes.equals(pdf));
+  assert.equal(await viewsOf(owner, secret), 1, 'the view inside the room counts on the child');
+
+  assert.equal((await visitor.get(`/v/${secret}/content`)).status, 403, 'the child visit belongs to the room path only');
+  const stranger = new VisitorClient(app.url);
+  const outside = await stranger.get(child);
+  assert.equal(outside.status, 303, 'no room session: back to the room page');
+  assert.equal(outside.headers.get('location'), `/v/${room}`);
+  assert.equal((await stranger.post(`${child}/password`, { password: 'open sesame' })).headers.get('location'), `/v/${room}`);
+  assert.equal((await stranger.get(`${child}/content`)).status, 403);
+});
+
+test('views inside a room count on the child, up to its cap: then "View limit reached" (410)', async (t) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const capped = await createLink(owner, await makePdf(1), 'Once.pdf', { maxViews: '1' });
+  const room = await createRoom(owner, [capped]);
+  const child = `/v/${room}/d/${capped}`;
+
+  const first = await inRoom(app, room);
+  assert.doesNotMatch(roomEntry((await first.get(`/v/${room}`)).text, 'Once.pdf'), /class="lock"/);
+  const opened = await first.get(child);
+  assert.equal(opened.status, 200);
+  assert.match(opened.text, /id="pdf-pages"/);
+  assert.equal((await first.get(`${child}/content`)).status, 200);
+  await first.get(child);
+  assert.equal(await viewsOf(owner, capped), 1, 'one child session, one view');
+  assert.equal(await viewsOf(owner, room), 1);
+
+  const tracked = await first.postJson(`${child}/track`, { page: 1, seconds: 7 });
+  assert.equal(tracked.status, 204);
+  const analytics = (await owner.get(`/api/links/${capped}/analytics`)).body;
+  assert.equal(analytics.views, 1);
+  assert.deepEqual(analytics.pages, [{ page: 1, seconds: 7 }], "time inside the room is the child's");
+
+  const second = await inRoom(app, room);
+  assert.match(roomEntry((await second.get(`/v/${room}`)).text, 'Once.pdf'), /<span class="visually-hidden">View limit reached<\/span>/);
+  const limited = await second.get(child);
+  assert.equal(limited.status, 410);
+  assert.match(limited.text, /View limit reached/);
+  assert.equal((await second.get(`${child}/content`)).status, 403);
+  assert.equal(await viewsOf(owner, capped), 1);
+});
+
+test('an OTP child asks for its own code, unless the room already verified an address it admits', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { http: owner } = await app.createAccount('professional');
+  const pdf = await makePdf(1);
+  const forDana = await createLink(owner, pdf, 'ForDana.pdf', { requiresOtp: '1', allowedEmails: 'dana@acme.com', hasWatermark: '1' });
+  const forAnn = await createLink(owner, await makePdf(1), 'ForAnn.pdf', { requiresOtp: '1', allowedEmails: 'ann@solo.com' });
+
+  // A room anyone may open: the child's code is asked for.
+  const openRoom = await createRoom(owner, [forDana], 'Open room');
+  const child = `/v/${openRoom}/d/${forDana}`;
+  const visitor = await inRoom(app, openRoom);
+  const gate = await visitor.get(child);
+  assert.match(gate.text, /Send me a code/);
+  assert.match(gate.text, new RegExp(`action="${child}/otp"`));
+  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.match(roomEntry((await visitor.get(`/v/${openRoom}`)).text, 'ForDana.pdf'), /Protected: asks for an e-mailed code/);
+  assert.equal((await visitor.post(`${child}/otp`, { email: 'eve@evil.com' })).status, 422);
+  assert.equal((await visitor.post(`${child}/otp`, { email: 'dana@acme.com' })).status, 303);
+  const codeStep = await visitor.get(child);
+  assert.match(codeStep.text, new RegExp(`action="${child}/otp/verify"`));
+  const verified = await visitor.post(`${child}/otp/verify`, { code: otpCodeIn(await smtp.waitFor('dana@acme.com')) });
+  assert.equal(verified.status, 303);
+  assert.match((await visitor.get(child)).text, /id="pdf-pages"/);
+  assert.equal((await visitor.get(`${child}/content`)).status, 200);
+
+  // A room behind its own OTP gate: the address it verified passes the child's gate when admitted there.
+  const otpRoom = (await owner.post('/api/links/room', { name: 'Acme room', children_ids: [forDana, forAnn] })).body.id;
+  assert.equal((await owner.patch(`/api/links/${otpRoom}/otp`, { requiresOtp: true, allowedDomains: ['acme.com'] })).status, 200);
+  const dana = new VisitorClient(app.url);
+  assert.equal((await dana.get(`/v/${otpRoom}/d/${forDana}`)).headers.get('location'), `/v/${otpRoom}`, 'the room first');
+  await dana.post(`/v/${otpRoom}/otp`, { email: 'dana@acme.com' });
+  const roomCode = otpCodeIn(await smtp.waitFor('dana@acme.com', (mail) => mail !== smtp.received.find((m) => m.to.includes('dana@acme.com'))));
+  assert.equal((await dana.post(`/v/${otpRoom}/otp/verify`, { code: roomCode })).status, 303);
+  const roomPage = (await dana.get(`/v/${otpRoom}`)).text;
+  assert.doesNotMatch(roomEntry(roomPage, 'ForDana.pdf'), /class="lock"/, 'the verified address passes');
+  assert.match(roomEntry(roomPage, 'ForAnn.pdf'), /Protected: asks for an e-mailed code/);
+
+  const trusted = await dana.get(`/v/${otpRoom}/d/${forDana}`);
+  assert.equal(trusted.status, 200);
+  assert.match(trusted.text, /id="pdf-pages"/, 'straight to the document');
+  const stamped = await dana.get(`/v/${otpRoom}/d/${forDana}/content`);
+  assert.equal(stamped.status, 200);
+  assert.match((await pdfPageTexts(stamped.bytes))[0]!, /dana@acme\.com/, "the watermark names the room's visitor");
+  const notAdmitted = await dana.get(`/v/${otpRoom}/d/${forAnn}`);
+  assert.match(notAdmitted.text, /Send me a code/, 'an address the child does not admit does not pass');
+  assert.equal((await dana.get(`/v/${otpRoom}/d/${forAnn}/content`)).status, 403);
+
+  const analytics = (await owner.get(`/api/links/${forDana}/analytics`)).body;
+  assert.equal(analytics.views, 2);
+  assert.deepEqual(
+    analytics.visitors.map((v: { visitor: string }) => v.visitor),
+    ['dana@acme.com'],
+  );
+});
+
+test('an approval child asks for access inside the room and continues once the owner approves', async (t) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const approved = await createLink(owner, await makePdf(1), 'Approved.pdf', { requiresApproval: '1' });
+  const room = await createRoom(owner, [approved]);
+  const child = `/v/${room}/d/${approved}`;
+  const visitor = await inRoom(app, room);
+
+  const gate = await visitor.get(child);
+  assert.match(gate.text, /Request access/);
+  assert.match(gate.text, new RegExp(`action="${child}/access"`));
+  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.match(
+    roomEntry((await visitor.get(`/v/${room}`)).text, 'Approved.pdf'),
+    /Protected: asks for the owner&#39;s approval|Protected: asks for the owner's approval/,
+  );
+  assert.equal((await visitor.post(`${child}/access`, { email: 'lee@client.example' })).status, 303);
+  const waiting = await visitor.get(child);
+  assert.match(waiting.text, new RegExp(`data-status-url="${child}/status"`));
+  assert.deepEqual(JSON.parse((await visitor.get(`${child}/status`)).text), { step: 'approval-pending' });
+  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+
+  const [request] = (await owner.get(`/api/links/${approved}/requests`)).body.requests;
+  assert.equal(request.email, 'lee@client.example');
+  assert.equal((await owner.patch(`/api/links/${approved}/requests/${request.id}`, { status: 'approved' })).status, 200);
+  assert.deepEqual(JSON.parse((await visitor.get(`${child}/status`)).text), { step: 'approved' });
+  assert.match((await visitor.get(child)).text, /id="pdf-pages"/);
+  assert.equal((await visitor.get(`${child}/content`)).status, 200);
+  assert.equal(await viewsOf(owner, approved), 1);
+});
+
+test("a link that is not one of the room's is not found inside it", async (t: TestContext) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const member = await createLink(owner, await makePdf(1), 'Member.pdf');
+  const outsider = await createLink(owner, await makePdf(1), 'Outsider.pdf');
+  const room = await createRoom(owner, [member]);
+  const visitor = await inRoom(app, room);
+
+  const missing = await visitor.get(`/v/${room}/d/${outsider}`);
+  assert.equal(missing.status, 404);
+  assert.match(missing.text, /Document not found/);
+  assert.deepEqual(missing.headers.getSetCookie(), []);
+  assert.equal((await visitor.get(`/v/${room}/d/${outsider}/content`)).status, 403);
+  assert.equal((await visitor.post(`/v/${room}/d/${outsider}/password`, { password: 'x' })).status, 404);
+  assert.equal(await viewsOf(owner, outsider), 0);
+
+  assert.equal((await owner.delete(`/api/links/${member}`)).status, 200);
+  assert.equal((await visitor.get(`/v/${room}/d/${member}`)).status, 404, 'a deleted child leaves the room');
+});

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { startApp, testEnv } from '../helpers/app.js';
+import { createLink, downloadOriginal, downloadToken, uploadFile } from '../helpers/files.js';
+import { createHttpClient } from '../helpers/http.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import { VisitorClient } from '../helpers/visitor.js';
+
+const HOUR = 3_600_000;
+
+test('download tokens obey the link: 403 once it is deactivated, 410 once it has expired', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'quarterly numbers', 'q3.txt', { expiration: '1h' });
+  const token = await downloadToken(http, linkId, 10);
+  assert.equal((await downloadOriginal(app.url, linkId, token)).response.status, 200);
+
+  assert.equal((await http.patch(`/api/links/${linkId}/active`, { isActive: false })).status, 200);
+  const deactivated = await downloadOriginal(app.url, linkId, token);
+  assert.equal(deactivated.response.status, 403);
+  assert.match(JSON.parse(deactivated.body.toString()).error, /deactivated/);
+
+  assert.equal((await http.patch(`/api/links/${linkId}/active`, { isActive: true })).status, 200);
+  assert.equal((await downloadOriginal(app.url, linkId, token)).response.status, 200, 'turned back on, the token works again');
+
+  now += 2 * HOUR;
+  const expired = await downloadOriginal(app.url, linkId, token);
+  assert.equal(expired.response.status, 410);
+  assert.deepEqual(Object.keys(JSON.parse(expired.body.toString())), ['error']);
+
+  // A stranger with a made-up token still learns nothing about the link's state.
+  const stranger = await downloadOriginal(app.url, linkId, `lvd_${'A'.repeat(40)}`);
+  assert.equal(stranger.response.status, 403);
+  assert.doesNotMatch(JSON.parse(stranger.body.toString()).error, /deactivated|expired/);
+});
+
+test('one-time codes: at most 10 per client per link in 10 minutes, 100 per link in an hour, across addresses', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'board deck', 'deck.txt', { requiresOtp: '1', allowedDomains: 'customer.example' });
+
+  const visitor = new VisitorClient(app.url);
+  for (let i = 1; i <= 10; i += 1) {
+    const sent = await visitor.post(`/v/${linkId}/otp`, { email: `person${i}@customer.example` });
+    assert.equal(sent.status, 303, `code ${i}: ${sent.text.slice(0, 200)}`);
+  }
+  const refused = await visitor.post(`/v/${linkId}/otp`, { email: 'person11@customer.example' });
+  assert.equal(refused.status, 429);
+  assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  assert.match(refused.text, /too many codes/i);
+  assert.match(refused.text, /<form method="post" action="\/v\/[0-9A-Za-z]+\/otp"/, 'the gate page, with its form');
+
+  // Other clients (distinct addresses, as a proxy reports them) share the link's hourly budget.
+  const proxied = await startApp(t, { env: { SMTP_URL: smtp.url, TRUST_PROXY: '1' } });
+  const owner = await proxied.createAccount('professional');
+  const busyLink = await createLink(owner.http, 'board deck', 'deck.txt', { requiresOtp: '1', allowedDomains: 'customer.example' });
+  const statuses: number[] = [];
+  for (let i = 0; i < 101; i += 1) {
+    const client = new VisitorClient(proxied.url, { 'x-forwarded-for': `203.0.113.${(i % 50) + 1}` });
+    statuses.push((await client.post(`/v/${busyLink}/otp`, { email: `p${i}@customer.example` })).status);
+  }
+  assert.equal(statuses.filter((status) => status === 303).length, 100);
+  assert.equal(statuses[100], 429);
+  // Codes went out for the accepted requests, none for the refused ones.
+  assert.match(otpCodeIn(await smtp.waitFor('p99@customer.example')), /^\d{6}$/);
+  assert.match(otpCodeIn(await smtp.waitFor('person10@customer.example')), /^\d{6}$/);
+  await app.runtime.mailer.drain();
+  await proxied.runtime.mailer.drain();
+  const mailedTo = smtp.received.flatMap((mail) => mail.to);
+  assert.ok(!mailedTo.includes('p100@customer.example') && !mailedTo.includes('person11@customer.example'), 'no code for a refused request');
+});
+
+test('/metrics needs METRICS_TOKEN as a bearer token, and does not exist without one', async (t) => {
+  const closed = await startApp(t);
+  assert.equal((await fetch(`${closed.url}/metrics`)).status, 404);
+
+  const metricsToken = 'scrape-' + 'x'.repeat(24);
+  const app = await startApp(t, { env: { METRICS_TOKEN: metricsToken } });
+  const anonymous = await fetch(`${app.url}/metrics`);
+  assert.equal(anonymous.status, 404);
+  assert.deepEqual(Object.keys((await anonymous.json()) as object), ['error']);
+  assert.equal((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-of-some-length' } })).status, 404);
+  const scraped = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  assert.equal(scraped.status, 200);
+  assert.match(await scraped.text(), /http_request_duration_seconds_count/);
+});
+
+test('file names are checked as Windows saves them: trailing dots and spaces, scripts and installers, 255 bytes', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  for (const name of ['x.bat.', 'x.cmd. . ', 'setup.msi', 'run.ps1', 'screen.scr', 'tool.jar', 'macro.vbs', 'notes.txt.exe...']) {
+    const response = await uploadFile(http, 'echo hi', name);
+    assert.equal(response.status, 422, `${name}: ${JSON.stringify(response.body)}`);
+  }
+
+  const longName = `${'ü'.repeat(2_500)}.pdf`;
+  const id = await createLink(http, 'plain text', longName);
+  const { name } = (await http.get(`/api/links/${id}`)).body;
+  assert.ok(Buffer.byteLength(name) <= 255, `${Buffer.byteLength(name)} bytes`);
+  assert.ok(name.endsWith('.pdf'), 'the extension is kept');
+  assert.equal(name, `${'ü'.repeat(125)}.pdf`, 'cut between characters');
+
+  const trimmed = await createLink(http, 'plain text', 'minutes.txt. ');
+  assert.equal((await http.get(`/api/links/${trimmed}`)).body.name, 'minutes.txt');
+});
+
+test('errors the router raises are {error} too; integer path parameters accept decimal digits only', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const created = await http.post('/api/templates', { name: 'Board' });
+  assert.equal(created.status, 200);
+  assert.equal(created.body.id, 1);
+
+  for (const path of ['/api/templates/0x1', '/api/templates/1e0', '/api/templates/%201', '/api/templates/+1', '/api/templates/1.0']) {
+    const response = await http.get(path);
+    assert.equal(response.status, 400, path);
+    assert.deepEqual(Object.keys(response.body), ['error'], path);
+  }
+  assert.equal((await http.get('/api/templates/1')).status, 200);
+  assert.equal((await http.get('/api/links?page=0x2')).status, 400);
+
+  const badUrl = await http.get('/api/links/%E0%A4%A');
+  assert.equal(badUrl.status, 400);
+  assert.deepEqual(Object.keys(badUrl.body), ['error']);
+  const longParam = await http.get(`/api/links/${'a'.repeat(300)}`);
+  assert.equal(longParam.status, 414);
+  assert.deepEqual(Object.keys(longParam.body), ['error']);
+
+  // Unparsable HTTP and oversized headers are answered by the socket handler, in the same shape.
+  for (const [raw, status] of [
+    ['NOT HTTP AT ALL\r\n\r\n', 400],
+    [`GET /v/${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+  ] as const) {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(new URL(app.url).port as unknown as number, '127.0.0.1', () => socket.write(raw));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.setTimeout(5_000, () => socket.destroy(new Error('no answer')));
+    });
+    assert.match(answer, new RegExp(`^HTTP/1.1 ${status} `));
+    assert.deepEqual(Object.keys(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))), ['error']);
+  }
+});
+
+test('the request log keeps no download token or checkout session id', async (t) => {
+  const env = await testEnv(t);
+  const created = await runCli(['accounts', 'create', '--email', 'log-owner@example.com', '--plan', 'professional'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const server = await startServerProcess(t, env);
+  let log = '';
+  server.child.stdout.on('data', (chunk) => (log += chunk));
+
+  const http = createHttpClient(server.url, apiKey);
+  const linkId = await createLink(http, 'the figures', 'figures.txt');
+  const token = await downloadToken(http, linkId, 5);
+  assert.equal((await downloadOriginal(server.url, linkId, token)).response.status, 200);
+  const sessionId = `cs_test_${'S'.repeat(40)}`;
+  await fetch(`${server.url}/api/links/${linkId}/download-original?session_id=${sessionId}`);
+  await fetch(`${server.url}/v/${linkId}?session_id=${sessionId}`);
+
+  // pino writes asynchronously: wait (5 s at most) for the three request lines.
+  const redactedLines = () => log.split('\n').filter((line) => line.includes('[redacted]')).length;
+  const deadline = Date.now() + 5_000;
+  while (redactedLines() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(log.includes('download-original?token=[redacted]'), 'the request is logged, without its token');
+  assert.ok(log.includes('session_id=[redacted]'));
+  assert.ok(!log.includes(token), 'no download token in the log');
+  assert.ok(!log.includes(token.slice(4)), 'not even without its prefix');
+  assert.ok(!log.includes(sessionId), 'no checkout session id in the log');
+  assert.ok(!log.includes(apiKey), 'no API key in the log');
+});
+
+test('a multipart body cut short is a 400 on every file route, never a 500, and stores nothing', async (t) => {
+  const app = await startApp(t);
+  const { http, apiKey } = await app.createAccount('business');
+  const linkId = await createLink(http, 'first version', 'v1.txt');
+  const boundary = 'linkvault-cut-body';
+  const form = (fieldName: string, fileName: string) =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="expiration"\r\n\r\n24h\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${fieldName}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      Buffer.alloc(96 * 1024, 0x61),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+  const routes = [
+    { method: 'POST', path: '/api/upload', body: form('file', 'cut.txt') },
+    { method: 'PUT', path: `/api/links/${linkId}/file`, body: form('file', 'cut.txt') },
+    { method: 'POST', path: '/api/branding', body: form('logo', 'logo.png') },
+  ];
+  for (const { method, path, body } of routes) {
+    // Cut inside the first field, inside the file part's headers, in its content, and just before the end.
+    for (const cut of [40, 150, 260, 20_000, body.length - 10]) {
+      const response = await fetch(`${app.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: body.subarray(0, cut),
+      });
+      const answer = (await response.json()) as { error: string };
+      assert.equal(response.status, 400, `${method} ${path} cut at ${cut}: ${answer.error}`);
+      assert.deepEqual(Object.keys(answer), ['error']);
+    }
+  }
+  assert.equal((await http.get('/api/links')).body.pagination.total, 1, 'no link was made');
+  assert.equal((await http.get(`/api/links/${linkId}`)).body.name, 'v1.txt', 'the link kept its version');
+  assert.equal((await http.get('/api/branding')).body.logo_url, null, 'no logo was stored');
+});
+
+test('the password throttle counts wrong tries only: right passwords never lock a client out', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'the plan', 'plan.txt', { addPassword: '1', password: 'open sesame' });
+  for (let i = 0; i < 12; i += 1) {
+    const visitor = new VisitorClient(app.url);
+    assert.equal((await visitor.post(`/v/${linkId}/password`, { password: 'open sesame' })).status, 303, `right try ${i + 1}`);
+  }
+  const guesser = new VisitorClient(app.url);
+  for (let i = 0; i < 10; i += 1) {
+    assert.equal((await guesser.post(`/v/${linkId}/password`, { password: `guess ${i}` })).status, 422, `wrong try ${i + 1}`);
+  }
+  const locked = await guesser.post(`/v/${linkId}/password`, { password: 'open sesame' });
+  assert.equal(locked.status, 429, 'the 11th try, right or wrong, waits');
+  assert.ok(Number(locked.headers.get('retry-after')) > 0);
+});
+
+test('an expected 503 (payments not configured) is logged as a warning, not as an error', async (t) => {
+  const env = await testEnv(t);
+  const created = await runCli(['accounts', 'create', '--email', 'no-stripe@example.com', '--plan', 'professional'], env);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const server = await startServerProcess(t, env);
+  let log = '';
+  server.child.stdout.on('data', (chunk) => (log += chunk));
+  const response = await fetch(`${server.url}/api/stripe/connect-status`, { headers: { authorization: `Bearer ${apiKey}` } });
+  assert.equal(response.status, 503);
+  const deadline = Date.now() + 5_000;
+  while (!log.includes('service unavailable') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const lines = log.split('\n').filter((line) => line.includes('payments are not configured'));
+  assert.ok(lines.length > 0, 'the refusal is logged');
+  for (const line of lines) assert.equal((JSON.parse(line) as { level: number }).level, 40, line);
+});
