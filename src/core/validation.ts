@@ -1,10 +1,16 @@
-import type { FastifyInstance, FastifySchema } from 'fastify';
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { FastifySchema, FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import type SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type AjvFormats from 'ajv-formats';
+import { loadOnFirstUse } from '../infra/load-on-first-use.js';
+
+const ajvPackage = loadOnFirstUse<typeof import('ajv')>('ajv');
+const ajvFormats = loadOnFirstUse<typeof AjvFormats>('ajv-formats');
+const serializerCompiler = loadOnFirstUse<{ SerializerSelector: typeof SerializerSelector }>('@fastify/fast-json-stringify-compiler');
 
 function createAjv(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: false, removeAdditional: true, useDefaults: true, strict: false, ...options });
-  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  const ajv = new (ajvPackage().Ajv)({ allErrors: false, removeAdditional: true, useDefaults: true, strict: false, ...options });
+  (ajvFormats() as unknown as (ajv: Ajv) => void)(ajv);
   return ajv;
 }
 
@@ -22,6 +28,24 @@ export function streamedForm<T extends object>(schema: T): T {
   return schema;
 }
 
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * Schemas are compiled when their route is first called, not at start-up: compiling every
+ * route's validators and serializers was a third of the time to a ready server (docs/adr/0012-start-up.md).
+ */
+function validatorOnFirstUse(compile: () => Validate): Validate {
+  let validate: Validate | undefined;
+  const checked = (data: unknown) => {
+    validate ??= compile();
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  checked.errors = null as ErrorObject[] | null | undefined;
+  return checked;
+}
+
 /** The top-level properties an object schema declares as integers. */
 function integerPropertiesOf(schema: object): string[] {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
@@ -35,8 +59,9 @@ function integerPropertiesOf(schema: object): string[] {
  * integers in a path or query string must be written in decimal digits before coercion.
  */
 function decimalIntegersOnly(validate: ValidateFunction, names: string[]) {
-  const checked = (data: Record<string, unknown> | null) => {
-    const malformed = names.find((name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name] as string));
+  const checked = (data: unknown) => {
+    const fields = data as Record<string, unknown> | null;
+    const malformed = names.find((name) => typeof fields?.[name] === 'string' && !DECIMAL_INTEGER.test(fields[name] as string));
     if (malformed !== undefined) {
       checked.errors = [
         {
@@ -61,13 +86,42 @@ function decimalIntegersOnly(validate: ValidateFunction, names: string[]) {
  * JSON bodies are validated strictly (42 is not a name); only the query string, path
  * parameters and headers, which arrive as text, have their types coerced.
  */
-export function registerValidation(app: FastifyInstance): void {
-  const strict = createAjv({ coerceTypes: false });
-  const coercing = createAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler<FastifySchema>(({ schema, httpPart }) => {
-    if (httpPart === 'body') return STREAMED_FORMS.has(schema as object) ? () => true : strict.compile(schema as object);
-    const validate = coercing.compile(schema as object);
-    const integers = httpPart === 'params' || httpPart === 'querystring' ? integerPropertiesOf(schema as object) : [];
-    return integers.length === 0 ? validate : decimalIntegersOnly(validate, integers);
-  });
-}
+const validatorCompiler: FastifySchemaCompiler<FastifySchema> = (() => {
+  let strict: Ajv | undefined;
+  let coercing: Ajv | undefined;
+  return ({ schema, httpPart }) => {
+    if (httpPart === 'body' && STREAMED_FORMS.has(schema as object)) return () => true;
+    return validatorOnFirstUse(() => {
+      if (httpPart === 'body') return (strict ??= createAjv({ coerceTypes: false })).compile(schema as object);
+      const validate = (coercing ??= createAjv({ coerceTypes: 'array' })).compile(schema as object);
+      const integers = httpPart === 'params' || httpPart === 'querystring' ? integerPropertiesOf(schema as object) : [];
+      return integers.length === 0 ? validate : decimalIntegersOnly(validate, integers);
+    });
+  };
+})();
+
+/**
+ * Fastify's schema compilers: ours for validation (above), Fastify's own fast-json-stringify
+ * for responses, each compiled on first use. Given here, Fastify does not load its default
+ * Ajv compiler at start.
+ */
+type SchemaController = NonNullable<FastifyServerOptions['schemaController']>;
+type CompilersFactory = NonNullable<SchemaController['compilersFactory']>;
+
+export const schemaCompilers: SchemaController = {
+  compilersFactory: {
+    // Fastify calls the factory's compiler with the route's schema, as setValidatorCompiler's;
+    // its types describe Ajv's own compile instead.
+    buildValidator: (() => validatorCompiler) as unknown as CompilersFactory['buildValidator'],
+    buildSerializer(externalSchemas, options) {
+      let compileFor: ReturnType<ReturnType<typeof SerializerSelector>> | undefined;
+      return (route) => {
+        let serialize: ((data: unknown) => string) | undefined;
+        return (data: unknown) => {
+          compileFor ??= serializerCompiler().SerializerSelector()(externalSchemas, options);
+          return (serialize ??= compileFor(route))(data);
+        };
+      };
+    },
+  },
+};

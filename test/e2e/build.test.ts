@@ -58,8 +58,15 @@ test('the build runs the CLI and serves the API, visitor pages and their assets 
   assert.equal(unknown.status, 404);
   assert.match(await unknown.text(), /<!doctype html>/i, 'a page rendered from the copied templates');
 
-  // A watermarked PDF: the page template, then pdf-lib and the font, loaded on first use.
+  // Validators and serializers, compiled on a route's first call.
   const owner = createHttpClient(server.url, apiKey);
+  assert.equal((await owner.get('/api/links?page=x')).status, 400);
+  const links = await owner.get('/api/links');
+  assert.equal(links.status, 200);
+  assert.deepEqual([links.body.links, links.body.pagination.total], [[], 0]);
+  assert.equal((await fetch(`${server.url}/api/openapi.json`)).status, 200);
+
+  // A watermarked PDF: the page template, then pdf-lib and the font, loaded on first use.
   const linkId = await createLink(owner, await makePdf(2), 'deck.pdf', { hasWatermark: '1' });
   const visitor = new VisitorClient(server.url);
   assert.equal((await visitor.get(`/v/${linkId}`)).status, 200);

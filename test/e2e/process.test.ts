@@ -75,7 +75,8 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     assert.equal(badPlan.code, 1);
     assert.match(badPlan.stderr, /--plan must be one of free, professional, business/);
 
-    assert.equal((await runCli(['accounts', 'set-plan', '--email', 'owner@example.com', '--plan', 'free'], env)).code, 0);
+    const setPlan = await runCli(['accounts', 'set-plan', '--email', 'owner@example.com', '--plan', 'free'], env);
+    assert.equal(setPlan.code, 0, setPlan.stderr);
     const missing = await runCli(['accounts', 'set-plan', '--email', 'ghost@example.com', '--plan', 'free'], env);
     assert.equal(missing.code, 1);
 
@@ -83,7 +84,8 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     assert.equal(key.code, 0, key.stderr);
     assert.match(JSON.parse(key.stdout).apiKey, /^lvk_/);
 
-    assert.equal((await runCli(['migrate'], env)).code, 0);
+    const migrate = await runCli(['migrate'], env);
+    assert.equal(migrate.code, 0, migrate.stderr);
     assert.equal((await runCli(['frobnicate'], env)).code, 1);
 
     // The CLI's changes are what the server sees.

@@ -1,7 +1,11 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { ConfigError } from '../../config.js';
 import { sha256Hex } from '../crypto/tokens.js';
+import { loadOnFirstUse } from '../load-on-first-use.js';
+
+const nodemailer = loadOnFirstUse<typeof Nodemailer>('nodemailer');
 
 export interface MailTransportSettings {
   host: string;
@@ -108,7 +112,7 @@ export function createTransportCache(maxEntries = 32): TransportCache {
         // Re-inserting keeps the map in least-recently-used order for eviction.
         transporters.delete(key);
       } else {
-        transporter = nodemailer.createTransport(transporterOptions(settings));
+        transporter = nodemailer().createTransport(transporterOptions(settings));
         if (transporters.size >= maxEntries) {
           const [oldestKey, oldest] = transporters.entries().next().value!;
           transporters.delete(oldestKey);
