@@ -1,4 +1,3 @@
-import '../../viewer/render.js';
 /** What a visitor page is dressed in; the Branding settings of the link's account fill it. */
 export interface Brand {
   companyName: string | null;
