@@ -14,7 +14,7 @@ import { createSafeHttpClient } from './infra/http/safe-fetch.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountRecords, createAccountsService } from './modules/accounts/accounts.service.js';
-import { countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
+import { countDownload, countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createKeyUsage } from './modules/api-keys/key-usage.js';
@@ -103,7 +103,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     accounts: accountRecords,
   });
-  const events = createEventsService({ clock, jobs, integrations, projections: [countView] });
+  const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload] });
   const downloads = createDownloadsService({ db, clock, reader, links, events });
   const mailer = createMailer({
     db,

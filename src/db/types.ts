@@ -282,6 +282,26 @@ export interface AccountDailyViewsTable {
   views: number;
 }
 
+/** How many links an account holds (0013), kept with each insert and delete. */
+export interface LinkCountsTable {
+  account_id: number;
+  links: number;
+}
+
+/** How many of an account's links expire in each hour (epoch ms / 3 600 000) (0013). */
+export interface LinkExpiryCountsTable {
+  account_id: number;
+  expiry_hour: number;
+  links: number;
+}
+
+/** Distinct visitors and downloads of an account, counted as they happen (0013). */
+export interface AccountAnalyticsTotalsTable {
+  account_id: number;
+  visitors: Generated<number>;
+  downloads: Generated<number>;
+}
+
 export type JobStatus = 'pending' | 'running' | 'done' | 'failed';
 
 /** One unit of background work (0012), run by the job runner in src/infra/jobs. */
@@ -331,6 +351,9 @@ export interface Database {
   stripe_events: StripeEventsTable;
   account_visitors: AccountVisitorsTable;
   account_daily_views: AccountDailyViewsTable;
+  link_counts: LinkCountsTable;
+  link_expiry_counts: LinkExpiryCountsTable;
+  account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
 }
 

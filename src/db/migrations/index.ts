@@ -11,6 +11,7 @@ import * as lapsedAccess from './0009-lapsed-access.js';
 import * as verifiedDomains from './0010-verified-domains.js';
 import * as purchaseTokens from './0011-purchase-tokens.js';
 import * as jobs from './0012-jobs.js';
+import * as boundedLists from './0013-bounded-lists.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010-verified-domains': verifiedDomains,
   '0011-purchase-tokens': purchaseTokens,
   '0012-jobs': jobs,
+  '0013-bounded-lists': boundedLists,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -45,27 +45,38 @@ export function mostViewedLinks(db: Executor, accountId: number, limit: number) 
     .where('views', '>', 0)
     .orderBy('views', 'desc')
     .orderBy('created_at', 'desc')
-    .orderBy('id')
+    .orderBy('id', 'desc')
     .limit(limit)
     .execute();
 }
 
-/** Counts a visitor of the account once, whatever link and however often they view. */
-export async function insertAccountVisitor(db: Executor, accountId: number, visitorKey: string, at: number): Promise<void> {
-  await db
+/** Counts a visitor of the account once, whatever link and however often they view; true the first time. */
+export async function insertAccountVisitor(db: Executor, accountId: number, visitorKey: string, at: number): Promise<boolean> {
+  const result = await db
     .insertInto('account_visitors')
     .values({ account_id: accountId, visitor_key: visitorKey, first_seen_at: at })
     .onConflict((conflict) => conflict.columns(['account_id', 'visitor_key']).doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+export type AccountTotal = 'visitors' | 'downloads';
+
+export async function addToAccountTotal(db: Executor, accountId: number, total: AccountTotal): Promise<void> {
+  await db
+    .insertInto('account_analytics_totals')
+    .values({ account_id: accountId, [total]: 1 })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ [total]: eb(`account_analytics_totals.${total}`, '+', 1) })))
     .execute();
 }
 
-export async function countUniqueVisitors(db: Executor, accountId: number): Promise<number> {
+export async function accountTotals(db: Executor, accountId: number): Promise<Record<AccountTotal, number>> {
   const row = await db
-    .selectFrom('account_visitors')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .selectFrom('account_analytics_totals')
+    .select(['visitors', 'downloads'])
     .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+    .executeTakeFirst();
+  return { visitors: Number(row?.visitors ?? 0), downloads: Number(row?.downloads ?? 0) };
 }
 
 export async function addDailyView(db: Executor, accountId: number, day: number): Promise<void> {
@@ -85,16 +96,6 @@ export async function viewsPerDay(db: Executor, accountId: number, firstDay: num
     .where('day', '>=', firstDay)
     .execute();
   return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
-}
-
-export async function countEvents(db: Executor, accountId: number, type: string): Promise<number> {
-  const row = await db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('account_id', '=', accountId)
-    .where('type', '=', type)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
 }
 
 export function latestEvents(db: Executor, accountId: number, limit: number) {

@@ -2,14 +2,14 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { isoTime } from '../../core/timestamps.js';
 import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
-import { visitorLabel, type EventPayload, type EventType } from '../events/event-types.js';
+import { visitorLabel, type EventPayload } from '../events/event-types.js';
 import type { EventProjection } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
 import {
   DAY_MS,
+  accountTotals,
   addDailyView,
-  countEvents,
-  countUniqueVisitors,
+  addToAccountTotal,
   insertAccountVisitor,
   latestEvents,
   linkSessionTotals,
@@ -33,7 +33,12 @@ export const countView: EventProjection = async (trx, event, at) => {
   if (event.type !== 'link.viewed') return;
   await addDailyView(trx, event.accountId, Math.floor(at / DAY_MS));
   const visitorKey = event.payload.email ?? event.payload.ip;
-  if (visitorKey) await insertAccountVisitor(trx, event.accountId, visitorKey, at);
+  if (visitorKey && (await insertAccountVisitor(trx, event.accountId, visitorKey, at))) await addToAccountTotal(trx, event.accountId, 'visitors');
+};
+
+/** Counts a download into the account's totals, in the download's own transaction. */
+export const countDownload: EventProjection = async (trx, event) => {
+  if (event.type === 'link.downloaded') await addToAccountTotal(trx, event.accountId, 'downloads');
 };
 
 /** Numbers for the owner: the whole account, or one link. Views are counted view sessions. */
@@ -75,18 +80,17 @@ export function createAnalyticsService(deps: {
       const now = clock();
       const today = Math.floor(now / DAY_MS);
       const firstDay = today - (CHART_DAYS - 1);
-      const [totals, uniqueVisitors, pendingRequests, totalDownloads, topLinks, recent, perDay] = await Promise.all([
+      const [totals, counted, pendingRequests, topLinks, recent, perDay] = await Promise.all([
         linkTotals(db, accountId, now),
-        countUniqueVisitors(db, accountId),
+        accountTotals(db, accountId),
         accessRequests.pendingCount(accountId),
-        countEvents(db, accountId, 'link.downloaded' satisfies EventType),
         mostViewedLinks(db, accountId, TOP_LINKS),
         latestEvents(db, accountId, RECENT_ACTIVITY),
         viewsPerDay(db, accountId, firstDay),
       ]);
       const viewsOn = new Map(perDay.map((row) => [row.day, row.views]));
       return {
-        metrics: { ...totals, uniqueVisitors, pendingRequests, totalDownloads },
+        metrics: { ...totals, uniqueVisitors: counted.visitors, pendingRequests, totalDownloads: counted.downloads },
         topLinks,
         recentActivity: recent.map((event) => {
           const payload = JSON.parse(event.payload) as EventPayload;

@@ -1,12 +1,41 @@
 import { PostgresAdapter, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { LinksTable, NewLink } from '../../db/types.js';
+import { EXPIRATIONS } from './link-settings.js';
 
 export type LinkTab = 'active' | 'expired';
 export type LinkPatch = Updateable<LinksTable>;
+/** Where a page of the newest-first list stopped: its last link. */
+export interface LinkPosition {
+  createdAt: number;
+  id: string;
+}
 
+const HOUR_MS = 3_600_000;
+/** No link outlives its longest expiration, so the active tab reads only links created since (ADR 0011). */
+const MAX_LINK_LIFETIME_MS = Math.max(...Object.values(EXPIRATIONS));
+
+/** Keeps the account's link counts (total, and per hour of expiry) in step with an insert or a delete. */
+async function countLinkChange(db: Executor, accountId: number, expiresAt: number, change: 1 | -1): Promise<void> {
+  await db
+    .insertInto('link_counts')
+    .values({ account_id: accountId, links: change })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ links: eb('link_counts.links', '+', change) })))
+    .execute();
+  await db
+    .insertInto('link_expiry_counts')
+    .values({ account_id: accountId, expiry_hour: Math.floor(expiresAt / HOUR_MS), links: change })
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'expiry_hour']).doUpdateSet((eb) => ({ links: eb('link_expiry_counts.links', '+', change) })),
+    )
+    .execute();
+}
+
+/** Inserts the link and counts it: call it in a transaction, so the counts commit with the row. */
 export async function insertLink(db: Executor, link: NewLink): Promise<void> {
+  if (link.expires_at - link.created_at > MAX_LINK_LIFETIME_MS) throw new Error(`link ${link.id} would outlive the longest expiration`);
   await db.insertInto('links').values(link).execute();
+  await countLinkChange(db, link.account_id, link.expires_at, 1);
 }
 
 export function findLink(db: Executor, accountId: number, id: string) {
@@ -18,40 +47,75 @@ export function findLinksByIds(db: Executor, accountId: number, ids: readonly st
 }
 
 function inTab(db: Executor, accountId: number, tab: LinkTab, now: number) {
-  return db
-    .selectFrom('links')
-    .where('account_id', '=', accountId)
-    .where('expires_at', tab === 'active' ? '>' : '<=', now);
+  const query = db.selectFrom('links').where('account_id', '=', accountId);
+  return tab === 'active'
+    ? query.where('created_at', '>', now - MAX_LINK_LIFETIME_MS).where('expires_at', '>', now)
+    : query.where('expires_at', '<=', now);
 }
 
-export async function countLinks(db: Executor, accountId: number, tab: LinkTab, now: number): Promise<number> {
-  const row = await inTab(db, accountId, tab, now)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+/**
+ * Links per tab, without counting them: active ones are the sum of the hours of expiry still
+ * ahead (at most 169 rows) plus those expiring later in the current hour; expired ones, the rest.
+ */
+export async function countLinks(db: Executor, accountId: number, now: number): Promise<Record<LinkTab, number>> {
+  const hour = Math.floor(now / HOUR_MS);
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('link_counts').select('links').where('account_id', '=', accountId).as('total'),
+      eb
+        .selectFrom('link_expiry_counts')
+        .select((inner) => inner.fn.sum<number>('links').as('links'))
+        .where('account_id', '=', accountId)
+        .where('expiry_hour', '>', hour)
+        .as('laterHours'),
+      eb
+        .selectFrom('links')
+        .select((inner) => inner.fn.countAll<number>().as('links'))
+        .where('account_id', '=', accountId)
+        .where('expires_at', '>', now)
+        .where('expires_at', '<', (hour + 1) * HOUR_MS)
+        .as('thisHour'),
+    ])
     .executeTakeFirstOrThrow();
-  return Number(row.count);
+  const active = Number(row.laterHours ?? 0) + Number(row.thisHour ?? 0);
+  return { active, expired: Number(row.total ?? 0) - active };
 }
 
-/** Newest first. Ids are paged on the covering index first, so deep pages skip index entries only. */
-export async function listLinks(db: Executor, accountId: number, tab: LinkTab, now: number, limit: number, offset: number) {
-  const page = await inTab(db, accountId, tab, now)
+/**
+ * A page of the tab, newest first: after `after` (keyset), else past `offset` links. With
+ * `oldestFirst` the same order is read from its other end (deep pages), and given back newest first.
+ * Ids come from the covering index, then the rows by id.
+ */
+export async function listLinks(
+  db: Executor,
+  accountId: number,
+  tab: LinkTab,
+  now: number,
+  page: { limit: number; offset?: number; after?: LinkPosition; oldestFirst?: boolean },
+) {
+  const { after, offset = 0 } = page;
+  const direction = page.oldestFirst ? 'asc' : 'desc';
+  const ids = await inTab(db, accountId, tab, now)
     .select('id')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
+    .$if(after !== undefined, (query) => query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after!.createdAt, after!.id))))
+    .orderBy('created_at', direction)
+    .orderBy('id', direction)
+    .limit(page.limit)
+    .$if(offset > 0, (query) => query.offset(offset))
     .execute();
-  if (page.length === 0) return [];
+  if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('links')
     .selectAll()
     .where(
       'id',
       'in',
-      page.map((row) => row.id),
+      ids.map((row) => row.id),
     )
     .execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return page.flatMap((row) => byId.get(row.id) ?? []);
+  const ordered = ids.flatMap((row) => byId.get(row.id) ?? []);
+  return page.oldestFirst ? ordered.reverse() : ordered;
 }
 
 export async function updateLink(db: Executor, accountId: number, id: string, patch: LinkPatch): Promise<boolean> {
@@ -74,9 +138,12 @@ export async function replaceLinkFile(db: Executor, accountId: number, id: strin
   return result.numUpdatedRows > 0n;
 }
 
+/** Deletes the link and uncounts it: call it in a transaction, as `insertLink`. */
 export async function deleteLink(db: Executor, accountId: number, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('links').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  const deleted = await db.deleteFrom('links').where('id', '=', id).where('account_id', '=', accountId).returning('expires_at').executeTakeFirst();
+  if (!deleted) return false;
+  await countLinkChange(db, accountId, Number(deleted.expires_at), -1);
+  return true;
 }
 
 export async function insertRoomLinks(db: Executor, roomId: string, linkIds: readonly string[]): Promise<void> {
@@ -84,6 +151,19 @@ export async function insertRoomLinks(db: Executor, roomId: string, linkIds: rea
     .insertInto('room_links')
     .values(linkIds.map((linkId, position) => ({ room_id: roomId, link_id: linkId, position })))
     .execute();
+}
+
+/** One file link whose blob is still stored, any account's (the doctor opens it to test the master key). */
+export function findAnyStoredFile(db: Executor) {
+  return db
+    .selectFrom('links')
+    .select(['id', 'blob_key', 'wrapped_key', 'size'])
+    .where('kind', '=', 'file')
+    .where('blob_key', 'is not', null)
+    .where('wrapped_key', 'is not', null)
+    .where('blob_purged_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Links whose expiry is older than `before` and whose blob is still stored. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../core/auth.js';
 import { streamedForm } from '../../core/validation.js';
-import { ErrorBody, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
+import { ErrorBody, NullableString, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
 import { receiveUpload } from '../files/multipart-upload.js';
 import type { UploadService } from '../upload/upload.service.js';
@@ -74,8 +74,23 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
           page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
           tab: Type.Union([Type.Literal('active'), Type.Literal('expired')], { default: 'active' }),
+          cursor: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              pattern: '^[A-Za-z0-9_-]+$',
+              description: "the previous answer's nextCursor: the page after it, whatever the account's size; page is then ignored",
+            }),
+          ),
         }),
-        response: { 200: Type.Object({ links: Type.Array(LinkListItem), pagination: Pagination }), ...authErrors },
+        response: {
+          200: Type.Object({
+            links: Type.Array(LinkListItem),
+            pagination: Pagination,
+            nextCursor: NullableString({ description: 'opaque; pass it as cursor for the next page; null on the last page' }),
+          }),
+          ...authErrors,
+        },
       },
     },
     async (request) => links.list(principalOf(request).accountId, request.query),

@@ -1,6 +1,6 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import type { LinkRow } from '../../db/types.js';
+import type { LinkRow, NewLink } from '../../db/types.js';
 import { gone, notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
@@ -8,6 +8,7 @@ import { randomBase62 } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import type { StoredFile } from '../files/file-intake.js';
 import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
+import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import * as repo from './links.repo.js';
 
 export const ROOM_MIME = 'application/vnd.linkvault.room';
@@ -33,6 +34,19 @@ export function toLinkMetadata(link: LinkRow) {
     views: link.views,
     requires_password: link.password_hash !== null,
     has_watermark: link.has_watermark === 1,
+  };
+}
+
+/** Reads for maintenance tools (the CLI's doctor), which need no clock, blobs or viewer base. */
+export function createLinkRecords(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    /** One stored file (blob key, wrapped file key, plaintext size), or undefined when none is stored. */
+    async anyStoredFile(): Promise<{ linkId: string; blobKey: string; wrappedKey: string; size: number } | undefined> {
+      const row = await repo.findAnyStoredFile(db);
+      if (!row?.blob_key || !row.wrapped_key) return undefined;
+      return { linkId: row.id, blobKey: row.blob_key, wrappedKey: row.wrapped_key, size: row.size };
+    },
   };
 }
 
@@ -68,6 +82,16 @@ export function createLinksService(deps: {
     return link;
   }
 
+  /** Page `page` of the tab's `total` links, skipped to from the nearer end: the last page costs what the first does. */
+  async function pageByNumber(accountId: number, tab: repo.LinkTab, now: number, at: { page: number; limit: number; total: number }) {
+    const offset = (at.page - 1) * at.limit;
+    if (offset >= at.total) return [];
+    const onLaterPages = at.total - offset - at.limit;
+    if (onLaterPages >= offset) return repo.listLinks(db, accountId, tab, now, { limit: at.limit, offset });
+    const onThisPage = Math.min(at.limit, at.total - offset);
+    return repo.listLinks(db, accountId, tab, now, { limit: onThisPage, offset: Math.max(0, onLaterPages), oldestFirst: true });
+  }
+
   async function changeSettings(accountId: number, id: string, patch: repo.LinkPatch): Promise<void> {
     await ownLink(accountId, id, { live: true });
     await repo.updateLink(db, accountId, id, patch);
@@ -79,7 +103,7 @@ export function createLinksService(deps: {
 
     async createFileLink(accountId: number, linkId: string, file: StoredFile, settings: LinkSettings) {
       const now = clock();
-      await repo.insertLink(db, {
+      const link: NewLink = {
         id: linkId,
         account_id: accountId,
         kind: 'file',
@@ -105,20 +129,37 @@ export function createLinksService(deps: {
         download_currency: settings.requirePaymentToDownload ? settings.downloadCurrency : null,
         created_at: now,
         expires_at: now + EXPIRATIONS[settings.expiration],
-      });
+      };
+      await db.transaction().execute((trx) => repo.insertLink(trx, link));
       return { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
     },
 
-    async list(accountId: number, query: { page: number; limit: number; tab: repo.LinkTab }) {
+    /**
+     * A page of the tab, newest first: after `cursor` when given (keyset), else page `page`,
+     * read from whichever end of the list is nearer (ADR 0011). Counts are kept, not counted.
+     */
+    async list(accountId: number, query: { page: number; limit: number; tab: repo.LinkTab; cursor?: string }) {
       const now = clock();
-      const [total, rows, base] = await Promise.all([
-        repo.countLinks(db, accountId, query.tab, now),
-        repo.listLinks(db, accountId, query.tab, now, query.limit, (query.page - 1) * query.limit),
-        viewerBase(accountId),
-      ]);
+      const { limit, tab } = query;
+      const cursor = query.cursor === undefined ? undefined : decodeListCursor(query.cursor, tab);
+      const [counts, base] = await Promise.all([repo.countLinks(db, accountId, now), viewerBase(accountId)]);
+      const total = counts[tab];
+      const page = cursor?.page ?? query.page;
+      let rows: LinkRow[];
+      let hasMore: boolean;
+      if (cursor) {
+        const read = await repo.listLinks(db, accountId, tab, now, { limit: limit + 1, after: cursor.position });
+        hasMore = read.length > limit;
+        rows = read.slice(0, limit);
+      } else {
+        rows = await pageByNumber(accountId, tab, now, { page, limit, total });
+        hasMore = (page - 1) * limit + rows.length < total;
+      }
+      const last = rows.at(-1);
       return {
         links: rows.map((row) => toListItem(row, base)),
-        pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+        pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
+        nextCursor: hasMore && last ? encodeListCursor(tab, { position: { createdAt: last.created_at, id: last.id }, page: page + 1 }) : null,
       };
     },
 
@@ -130,7 +171,7 @@ export function createLinksService(deps: {
     ownLink,
 
     async remove(accountId: number, id: string): Promise<void> {
-      if (!(await repo.deleteLink(db, accountId, id))) throw notFound(`Link ${id}`);
+      if (!(await db.transaction().execute((trx) => repo.deleteLink(trx, accountId, id)))) throw notFound(`Link ${id}`);
       // The row is gone first: no visitor can reach a half-deleted link. Rooms own no blob.
       await blobs.deletePrefix(blobPrefixOf(id));
     },

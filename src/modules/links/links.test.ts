@@ -39,6 +39,57 @@ test('list pages newest first with exact pagination over 250 links', async (t) =
   }
 });
 
+test('cursor: walks the list newest first without repeats as links come and go; page keeps its numbers', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const ids: string[] = [];
+  for (let i = 0; i < 25; i++) ids.push(await createLink(http, `file ${i}`, `f${i}.txt`));
+  const newestFirst = [...ids].reverse();
+
+  const first = await http.get('/api/links?limit=10');
+  assert.deepEqual(first.body.pagination, { page: 1, limit: 10, total: 25, totalPages: 3 });
+  assert.match(first.body.nextCursor, /^[A-Za-z0-9_-]+$/);
+  // A link uploaded and one deleted mid-walk: the next page neither repeats nor skips what remains.
+  const newest = await createLink(http, 'newest', 'newest.txt');
+  assert.equal((await http.delete(`/api/links/${newestFirst[12]}`)).status, 200);
+  const second = await http.get(`/api/links?limit=10&cursor=${first.body.nextCursor}`);
+  assert.equal(second.status, 200);
+  assert.deepEqual(second.body.pagination, { page: 2, limit: 10, total: 25, totalPages: 3 });
+  assert.deepEqual(
+    second.body.links.map((l: any) => l.id),
+    [...newestFirst.slice(10, 12), ...newestFirst.slice(13, 21)],
+  );
+  const third = await http.get(`/api/links?limit=10&page=1&cursor=${second.body.nextCursor}`);
+  assert.deepEqual(
+    third.body.links.map((l: any) => l.id),
+    newestFirst.slice(21),
+  );
+  assert.equal(third.body.pagination.page, 3, 'the cursor, not page=1, says where it is');
+  assert.equal(third.body.nextCursor, null);
+
+  // Page numbers, read from whichever end is nearer, give the same pages as the cursor.
+  const byPage = await Promise.all([1, 2, 3, 4].map((page) => http.get(`/api/links?limit=10&page=${page}`)));
+  assert.deepEqual(
+    byPage.map((page) => page.body.links.length),
+    [10, 10, 5, 0],
+  );
+  assert.deepEqual(
+    byPage.flatMap((page) => page.body.links.map((l: any) => l.id)),
+    [newest, ...newestFirst.filter((_, index) => index !== 12)],
+  );
+  assert.deepEqual(
+    byPage.map((page) => page.body.nextCursor === null),
+    [false, false, true, true],
+  );
+
+  for (const cursor of ['not-a-cursor', Buffer.from('[1,2]').toString('base64url'), 'a+b', first.body.nextCursor.slice(0, 20)]) {
+    assert.equal((await http.get(`/api/links?cursor=${encodeURIComponent(cursor)}`)).status, 400, cursor);
+  }
+  const otherTab = await http.get(`/api/links?tab=expired&cursor=${first.body.nextCursor}`);
+  assert.equal(otherTab.status, 400);
+  assert.match(otherTab.body.error, /tab=expired/);
+});
+
 test('metadata is exactly the Link object; delete removes row and blobs', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
