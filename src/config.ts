@@ -52,6 +52,8 @@ export interface Config {
   eventMaxAttempts: number;
   /** Deliveries one process sends at once; 1 keeps each channel's messages in the order of their events. */
   eventConcurrency: number;
+  /** LibreOffice's `soffice`, which turns Office documents into PDF; undefined: looked up on PATH. */
+  sofficePath: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventPollMs: integer(env, 'EVENT_POLL_MS', 1_000, 10, 600_000),
     eventRetryBaseMs: integer(env, 'EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     eventMaxAttempts: integer(env, 'EVENT_MAX_ATTEMPTS', 8, 1, 50),
+    sofficePath: env.SOFFICE_PATH || undefined,
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
   };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { CommandError } from './cli/command-error.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './core/errors.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
@@ -9,7 +10,10 @@ const USAGE = `usage: linkvault <command>
   migrate                                            apply database migrations
   accounts create --email E --plan ${PLANS.join('|')} [--name N]
   accounts set-plan --email E --plan P
-  keys create --email E --name N`;
+  keys create --email E --name N
+  backup --to DIR [--include-master-key]             copy the database and the blobs into a new, empty DIR
+  restore --from DIR                                 restore a backup into an empty DATA_DIR and database
+  doctor [--json]                                    check configuration, database, storage, mail, Redis, key`;
 
 class UsageError extends Error {}
 
@@ -39,15 +43,39 @@ async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      email: { type: 'string' },
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      'include-master-key': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
     return;
   }
   const command = positionals.join(' ') || 'serve';
-  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create'];
+  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create', 'backup', 'restore', 'doctor'];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
+
+  // Maintenance commands build only what they check or copy: a restore needs an empty database
+  // (the runtime would migrate it), and the doctor must report a dead dependency, not stop on it.
+  switch (command) {
+    case 'doctor':
+      process.exitCode = await (await import('./cli/doctor.js')).doctor(process.env, { json: values.json === true });
+      return;
+    case 'backup':
+      return (await import('./cli/backup.js')).backup(loadConfig(), {
+        to: option(values, 'to'),
+        includeMasterKey: values['include-master-key'] === true,
+      });
+    case 'restore':
+      return (await import('./cli/backup.js')).restore(loadConfig(), { from: option(values, 'from') });
+  }
 
   const runtime = await createRuntime(loadConfig());
   if (command === 'serve') return serve(runtime);
@@ -80,7 +108,7 @@ async function run(argv: string[]): Promise<void> {
 
 run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) console.error(`linkvault: ${error.message}\n${USAGE}`);
-  else if (error instanceof ConfigError || error instanceof AppError) console.error(`linkvault: ${error.message}`);
+  else if (error instanceof ConfigError || error instanceof AppError || error instanceof CommandError) console.error(`linkvault: ${error.message}`);
   else if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     console.error(`linkvault: ${error.message}\n${USAGE}`);
   } else console.error('linkvault:', error);

@@ -17,6 +17,10 @@ export interface DatabaseHandle {
   /** Compiles a hot-path read once; see precompiled.ts. */
   precompile: Precompile;
   migrate(): Promise<void>;
+  /** Which migrations this database has run and which it has not (read only: nothing is created). */
+  migrationStatus(): Promise<{ applied: string[]; pending: string[] }>;
+  /** SQLite only: a consistent copy of the live database through SQLite's online backup API. */
+  snapshotTo(file: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,23 +91,36 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     dialect = postgresDialect(config.url);
   }
   const db = new Kysely<Database>({ dialect });
+  async function migrator(): Promise<Migrator> {
+    // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
+    // deployments (or test runs) sharing a PostgreSQL database never see each other's.
+    const migrationTableSchema =
+      config.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+    return new Migrator({ db, provider: migrationProvider, migrationTableSchema });
+  }
   return {
     db,
     kind: config.kind,
     precompile: createPrecompile(db, sqlite),
     async migrate() {
-      // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
-      // deployments (or test runs) sharing a PostgreSQL database never see each other's.
-      const migrationTableSchema =
-        config.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-      const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
-      const { error, results } = await migrator.migrateToLatest();
+      const { error, results } = await (await migrator()).migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');
       if (error) {
         throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, {
           cause: error,
         });
       }
+    },
+    async migrationStatus() {
+      const migrations = await (await migrator()).getMigrations();
+      return {
+        applied: migrations.filter((migration) => migration.executedAt !== undefined).map((migration) => migration.name),
+        pending: migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name),
+      };
+    },
+    async snapshotTo(file: string) {
+      if (!sqlite) throw new Error('a PostgreSQL database is copied with pg_dump, not snapshotTo');
+      await sqlite.backup(file);
     },
     async ping() {
       await sql`select 1`.execute(db);

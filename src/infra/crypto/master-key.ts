@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
-const KEY_FILE = 'master.key';
+/** The key file's name in DATA_DIR, used when MASTER_KEY is not set. */
+export const MASTER_KEY_FILE = 'master.key';
+
+function parseKeyFile(file: string, text: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}
 
 /**
  * The key that wraps every file key and sealed secret. Taken from MASTER_KEY when given,
@@ -10,7 +17,7 @@ const KEY_FILE = 'master.key';
  */
 export function loadMasterKey(configured: Buffer | undefined, dataDir: string): Buffer {
   if (configured) return configured;
-  const file = path.join(dataDir, KEY_FILE);
+  const file = path.join(dataDir, MASTER_KEY_FILE);
   fs.mkdirSync(dataDir, { recursive: true });
   try {
     // 'wx' fails if the file exists, so two processes starting together cannot both create one.
@@ -18,7 +25,24 @@ export function loadMasterKey(configured: Buffer | undefined, dataDir: string): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
-  return key;
+  return parseKeyFile(file, fs.readFileSync(file, 'utf8'));
+}
+
+/** The master key as loadMasterKey would find it, without creating one: undefined when there is none yet. */
+export function findMasterKey(configured: Buffer | undefined, dataDir: string): { key: Buffer; source: 'MASTER_KEY' | 'file' } | undefined {
+  if (configured) return { key: configured, source: 'MASTER_KEY' };
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return { key: parseKeyFile(file, text), source: 'file' };
+}
+
+/** Names a key without revealing it (an HMAC, not a hash of the key): two fingerprints match only for the same key. */
+export function masterKeyFingerprint(key: Buffer): string {
+  return createHmac('sha256', key).update('linkvault/master-key-fingerprint').digest('hex').slice(0, 16);
 }

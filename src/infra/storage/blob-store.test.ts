@@ -119,6 +119,21 @@ async function blobStoreContract(t: TestContext, backend: Backend): Promise<void
     assert.equal(await store.size('links/deleted/v2'), 5);
   });
 
+  await t.test('keys lists every blob, at any depth, and no deleted one', async () => {
+    await store.put('listed/a/v1', chunked(Buffer.from('a')));
+    await store.put('listed/a/deep/thumb', chunked(Buffer.from('b')));
+    await store.put('listed/gone/v1', chunked(Buffer.from('c')));
+    await store.delete('listed/gone/v1');
+    const keys: string[] = [];
+    for await (const key of store.keys()) keys.push(key);
+    assert.deepEqual(keys.filter((key) => key.startsWith('listed/')).sort(), ['listed/a/deep/thumb', 'listed/a/v1']);
+    assert.ok(
+      keys.every((key) => !key.split('/').some((segment) => segment.startsWith('.'))),
+      'no temp file is a key',
+    );
+    await store.deletePrefix('listed/');
+  });
+
   await t.test('deletePrefix removes only keys starting with the prefix', async () => {
     const keys = ['p/a/v1', 'p/a/v2', 'p/a/thumbs/1', 'p/ab/v1', 'p/b/v1', 'pa/v1'];
     for (const key of keys) await store.put(key, chunked(Buffer.from(key)));

@@ -29,6 +29,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every blob whose key starts with prefix (used when a link with many versions is deleted). */
   deletePrefix(prefix: string): Promise<void>;
+  /** Every blob's key, in no promised order (backups and health checks walk the whole store). */
+  keys(): AsyncIterable<string>;
   close(): Promise<void>;
 }
 

@@ -213,6 +213,25 @@ export function createLocalBlobStore(dir: string): BlobStore {
       await pruneEmptyFolders(folder);
     },
 
+    async *keys(): AsyncIterable<string> {
+      // Depth-first with an explicit stack; dot entries (.tmp and its temp files) are never blobs.
+      const folders: string[][] = [[]];
+      for (let segments = folders.pop(); segments !== undefined; segments = folders.pop()) {
+        let entries: fs.Dirent[];
+        try {
+          entries = await fsp.readdir(path.join(root, ...segments), { withFileTypes: true });
+        } catch (error) {
+          if (hasCode(error, 'ENOENT', 'ENOTDIR')) continue;
+          throw error;
+        }
+        for (const entry of entries) {
+          if (entry.name.startsWith('.')) continue;
+          if (entry.isDirectory()) folders.push([...segments, entry.name]);
+          else if (entry.isFile()) yield [...segments, entry.name].join('/');
+        }
+      }
+    },
+
     async close(): Promise<void> {
       await sweepingStaleTemps;
     },

@@ -162,6 +162,12 @@ export function createS3BlobStore(config: S3BlobStoreConfig): BlobStore {
       }
     },
 
+    async *keys(): AsyncIterable<string> {
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket })) {
+        for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
+      }
+    },
+
     async close(): Promise<void> {
       client.destroy();
     },

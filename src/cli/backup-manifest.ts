@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CommandError } from './command-error.js';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const DATABASE_FILE = 'database.sqlite';
+export const PG_DUMP_FILE = 'database.pgdump';
+export const KEY_FILE = 'master.key';
+export const BLOBS_DIR = 'blobs';
+const FORMAT = 'linkvault-backup';
+const FORMAT_VERSION = 1;
+
+export interface BackupFile {
+  /** Relative to the backup folder, with forward slashes: `database.sqlite`, `master.key`, `blobs/<key>`. */
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** What a backup holds and how to check it: written last, so a folder without it is an unfinished backup. */
+export interface Manifest {
+  format: typeof FORMAT;
+  formatVersion: typeof FORMAT_VERSION;
+  createdAt: string;
+  database: { kind: 'sqlite' | 'postgres'; migrations: string[]; latestMigration: string | null; rows: Record<string, number> };
+  storage: { kind: 'local' | 's3'; blobs: number; bytes: number };
+  /** The fingerprint names the key the blobs were sealed with, without revealing it. */
+  masterKey: { fingerprint: string | null; included: boolean };
+  files: BackupFile[];
+}
+
+export function newManifest(fields: Omit<Manifest, 'format' | 'formatVersion'>): Manifest {
+  return { format: FORMAT, formatVersion: FORMAT_VERSION, ...fields };
+}
+
+/** Streams `source` into `file` and answers its size and SHA-256, read as it is written. */
+export async function writeHashed(source: Readable, file: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  await pipeline(source, tap, fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  return { size, sha256: hash.digest('hex') };
+}
+
+export async function describeFile(folder: string, relative: string): Promise<BackupFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of fs.createReadStream(path.join(folder, relative)) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { path: relative, size, sha256: hash.digest('hex') };
+}
+
+/** The backup's own files only: no absolute path, no `..`, nothing outside the known names. */
+function isSafeEntry(relative: string): boolean {
+  if (relative === DATABASE_FILE || relative === KEY_FILE) return true;
+  const segments = relative.split('/');
+  return segments[0] === BLOBS_DIR && segments.length > 1 && segments.every((segment) => segment !== '' && !segment.startsWith('.'));
+}
+
+/** Reads and checks the manifest, then every file's size and SHA-256: any mismatch refuses the whole restore. */
+export async function readVerifiedManifest(folder: string): Promise<Manifest> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await fsp.readFile(path.join(folder, MANIFEST_FILE), 'utf8')) as Manifest;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CommandError(
+      code === 'ENOENT'
+        ? `${folder} holds no ${MANIFEST_FILE}: it is not a linkvault backup, or the backup did not finish`
+        : `${path.join(folder, MANIFEST_FILE)} is not readable JSON: ${(error as Error).message}`,
+    );
+  }
+  if (manifest?.format !== FORMAT || !Array.isArray(manifest.files)) {
+    throw new CommandError(`${path.join(folder, MANIFEST_FILE)} is not a linkvault backup manifest`);
+  }
+  if (manifest.formatVersion !== FORMAT_VERSION) {
+    throw new CommandError(`this backup has format version ${manifest.formatVersion}; this linkvault reads version ${FORMAT_VERSION}`);
+  }
+  const damaged: string[] = [];
+  for (const entry of manifest.files) {
+    if (typeof entry?.path !== 'string' || !isSafeEntry(entry.path)) {
+      throw new CommandError(`the manifest names a file outside the backup: ${JSON.stringify(entry?.path)}`);
+    }
+    const actual = await describeFile(folder, entry.path).catch(() => undefined);
+    if (!actual || actual.size !== entry.size || actual.sha256 !== entry.sha256) damaged.push(entry.path);
+  }
+  if (damaged.length > 0) {
+    const shown = damaged.slice(0, 5).join(', ') + (damaged.length > 5 ? `, and ${damaged.length - 5} more` : '');
+    throw new CommandError(
+      `the backup is damaged: ${damaged.length} file(s) missing or not matching their checksum (${shown}); nothing was restored`,
+    );
+  }
+  return manifest;
+}

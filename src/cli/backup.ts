@@ -1,0 +1,261 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { countRows, listTables } from '../db/inventory.js';
+import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
+import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
+import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
+import {
+  BLOBS_DIR,
+  DATABASE_FILE,
+  describeFile,
+  KEY_FILE,
+  MANIFEST_FILE,
+  newManifest,
+  PG_DUMP_FILE,
+  readVerifiedManifest,
+  writeHashed,
+  type BackupFile,
+  type Manifest,
+} from './backup-manifest.js';
+import { CommandError } from './command-error.js';
+import { hasPassword, pgDumpCommand, pgRestoreCommand } from './pg-guidance.js';
+
+const say = (line: string) => console.log(line);
+const warn = (line: string) => console.error(line);
+
+/** A loud block on stderr: the one thing about a backup that an operator must not miss. */
+function shout(lines: string[]): void {
+  const bar = '!'.repeat(78);
+  warn([bar, ...lines.map((line) => `!! ${line}`), bar].join('\n'));
+}
+
+async function entriesOf(dir: string): Promise<string[] | undefined> {
+  try {
+    return await fsp.readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent + path.sep);
+
+/** Opens the database and the blob store together, closing both whatever `work` does. */
+async function withStores<T>(config: Config, work: (database: DatabaseHandle, blobs: BlobStore) => Promise<T>): Promise<T> {
+  const database = openDatabase(config.database);
+  try {
+    const blobs = await createBlobStore(config.storage);
+    try {
+      return await work(database, blobs);
+    } finally {
+      await blobs.close();
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/** Copies every blob into `<to>/blobs/<key>`, hashing as it writes; a blob deleted meanwhile is skipped. */
+async function copyBlobs(blobs: BlobStore, to: string): Promise<{ files: BackupFile[]; vanished: number }> {
+  const files: BackupFile[] = [];
+  let vanished = 0;
+  for await (const key of blobs.keys()) {
+    const relative = `${BLOBS_DIR}/${key}`;
+    try {
+      const written = await writeHashed(await blobs.get(key), path.join(to, ...relative.split('/')));
+      files.push({ path: relative, ...written });
+    } catch (error) {
+      if (!(error instanceof BlobNotFoundError)) throw error;
+      vanished++; // deleted between the listing and the read: its link was deleted or replaced meanwhile
+    }
+  }
+  return { files, vanished };
+}
+
+export async function backup(config: Config, options: { to: string; includeMasterKey: boolean }): Promise<void> {
+  const to = path.resolve(options.to);
+  const existing = await entriesOf(to);
+  if (existing && existing.length > 0) {
+    throw new CommandError(`${to} is not empty: a backup goes into a new or empty folder, so that it never mixes with another`);
+  }
+  if (config.storage.kind === 'local' && isInside(to, path.resolve(config.storage.dir))) {
+    throw new CommandError(`${to} is inside the blob storage folder ${config.storage.dir}: choose a folder outside it`);
+  }
+  if (config.database.kind === 'sqlite' && !fs.existsSync(config.database.file)) {
+    throw new CommandError(`there is no database at ${config.database.file}: check DATA_DIR and DATABASE_URL`);
+  }
+  const masterKey = findMasterKey(config.masterKey, config.dataDir);
+
+  await withStores(config, async (database, blobs) => {
+    const { applied } = await database.migrationStatus();
+    if (applied.length === 0) throw new CommandError('the database holds no linkvault data yet (no migration has run): nothing to back up');
+    await fsp.mkdir(to, { recursive: true });
+
+    const files: BackupFile[] = [];
+    let migrations = applied;
+    let rows: Record<string, number>;
+    if (config.database.kind === 'sqlite') {
+      // The online backup API copies a consistent state while the server keeps writing.
+      await database.snapshotTo(path.join(to, DATABASE_FILE));
+      // Rows and migrations are read from the snapshot itself, so the manifest describes what the backup holds.
+      const snapshot = openDatabase({ kind: 'sqlite', file: path.join(to, DATABASE_FILE) });
+      try {
+        migrations = (await snapshot.migrationStatus()).applied;
+        rows = await countRows(snapshot.db, 'sqlite');
+      } finally {
+        await snapshot.close();
+      }
+      files.push(await describeFile(to, DATABASE_FILE));
+    } else {
+      rows = await countRows(database.db, 'postgres');
+    }
+
+    // Blobs after the database: a link created meanwhile only adds an unreferenced blob.
+    const copied = await copyBlobs(blobs, to);
+    files.push(...copied.files);
+
+    if (options.includeMasterKey && masterKey) {
+      await fsp.writeFile(path.join(to, KEY_FILE), masterKey.key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      files.push(await describeFile(to, KEY_FILE));
+    }
+    const manifest = newManifest({
+      createdAt: new Date().toISOString(),
+      database: { kind: config.database.kind, migrations, latestMigration: migrations.at(-1) ?? null, rows },
+      storage: {
+        kind: config.storage.kind,
+        blobs: copied.files.length,
+        bytes: copied.files.reduce((sum, file) => sum + file.size, 0),
+      },
+      masterKey: {
+        fingerprint: masterKey ? masterKeyFingerprint(masterKey.key) : null,
+        included: options.includeMasterKey && masterKey !== undefined,
+      },
+      files,
+    });
+    await fsp.writeFile(path.join(to, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+
+    say(`backup written to ${to}`);
+    say(
+      `  database: ${config.database.kind}, migration ${manifest.database.latestMigration}, ${rows.links ?? 0} links, ${rows.accounts ?? 0} accounts`,
+    );
+    say(`  blobs: ${manifest.storage.blobs} (${manifest.storage.bytes} bytes) from ${config.storage.kind} storage`);
+    if (copied.vanished > 0) say(`  ${copied.vanished} blob(s) were deleted while the backup ran and are not in it`);
+    if (config.database.kind === 'postgres') {
+      say('The PostgreSQL database is not copied by linkvault: dump it now with pg_dump, into this backup folder:');
+      say(`  ${pgDumpCommand(config.database.url, path.join(to, PG_DUMP_FILE))}`);
+      if (hasPassword(config.database.url)) say('  (the password of DATABASE_URL is not shown: give it through PGPASSWORD or ~/.pgpass)');
+    }
+    warnAboutMasterKey(config, masterKey?.source, manifest.masterKey.included);
+  });
+}
+
+function warnAboutMasterKey(config: Config, source: 'MASTER_KEY' | 'file' | undefined, included: boolean): void {
+  if (included) {
+    shout([
+      'This backup INCLUDES the master key (master.key): whoever holds the backup can read',
+      'every stored file. Keep it encrypted and as closely guarded as the server itself.',
+    ]);
+    return;
+  }
+  const where = source === 'MASTER_KEY' ? 'the MASTER_KEY environment variable' : `${path.join(config.dataDir, MASTER_KEY_FILE)}`;
+  shout([
+    'The master key is NOT in this backup. Without it the blobs cannot be decrypted:',
+    `keep a copy of ${source ? where : 'the master key'} somewhere else, safe and apart from the backup.`,
+    'To put it in the backup instead, run backup with --include-master-key.',
+  ]);
+}
+
+/**
+ * Refuses unless DATA_DIR holds nothing (a master.key put there for the restore is allowed), the
+ * SQLite file does not exist, and a PostgreSQL database has no table in its schema. Checked before
+ * anything is opened: opening SQLite or the local store creates files.
+ */
+async function assertEmptyTargets(config: Config): Promise<void> {
+  const unexpected = ((await entriesOf(config.dataDir)) ?? []).filter((name) => name !== MASTER_KEY_FILE);
+  if (unexpected.length > 0) {
+    throw new CommandError(
+      `DATA_DIR ${config.dataDir} is not empty (it holds ${unexpected.slice(0, 3).join(', ')}): restore only into an empty DATA_DIR`,
+    );
+  }
+  if (config.database.kind === 'sqlite') {
+    if (fs.existsSync(config.database.file))
+      throw new CommandError(`the database file ${config.database.file} already exists: restore only into an empty database`);
+    return;
+  }
+  const database = openDatabase(config.database);
+  try {
+    const tables = await listTables(database.db, 'postgres');
+    if (tables.length > 0)
+      throw new CommandError(`the PostgreSQL database already holds tables (${tables.slice(0, 3).join(', ')}): restore only into an empty database`);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The restore's master key must be the backup's: a wrong one would make every restored file unreadable. */
+async function keyForRestore(config: Config, from: string, manifest: Manifest): Promise<{ included?: Buffer; configured?: Buffer }> {
+  const included = manifest.masterKey.included ? Buffer.from((await fsp.readFile(path.join(from, KEY_FILE), 'utf8')).trim(), 'base64') : undefined;
+  const configured = findMasterKey(config.masterKey, config.dataDir)?.key;
+  const key = configured ?? included;
+  if (key && manifest.masterKey.fingerprint && masterKeyFingerprint(key) !== manifest.masterKey.fingerprint) {
+    throw new CommandError(
+      `the master key ${configured ? 'configured here' : 'in the backup'} is not the one this backup's files were sealed with (fingerprint ${manifest.masterKey.fingerprint}): set MASTER_KEY to the original key`,
+    );
+  }
+  return { included, configured };
+}
+
+export async function restore(config: Config, options: { from: string }): Promise<void> {
+  const from = path.resolve(options.from);
+  const manifest = await readVerifiedManifest(from);
+  if (manifest.database.kind !== config.database.kind) {
+    throw new CommandError(
+      `this backup is of a ${manifest.database.kind} database, but DATABASE_URL names ${config.database.kind}: configure the same kind`,
+    );
+  }
+  const keys = await keyForRestore(config, from, manifest);
+  await assertEmptyTargets(config);
+
+  const blobs = await createBlobStore(config.storage);
+  try {
+    for await (const key of blobs.keys()) {
+      throw new CommandError(`the blob storage is not empty (it holds ${key}): restore only into empty storage`);
+    }
+    const blobFiles = manifest.files.filter((file) => file.path.startsWith(`${BLOBS_DIR}/`));
+    for (const file of blobFiles) {
+      await blobs.put(file.path.slice(BLOBS_DIR.length + 1), fs.createReadStream(path.join(from, ...file.path.split('/'))));
+    }
+    say(`restored ${blobFiles.length} blob(s) into ${config.storage.kind} storage`);
+  } finally {
+    await blobs.close();
+  }
+
+  if (config.database.kind === 'sqlite') {
+    // Copied under a temporary name and renamed: a failed copy never leaves a half database behind.
+    const partial = `${config.database.file}.restoring`;
+    await fsp.mkdir(path.dirname(config.database.file), { recursive: true });
+    await fsp.copyFile(path.join(from, DATABASE_FILE), partial, fs.constants.COPYFILE_EXCL);
+    await fsp.rename(partial, config.database.file);
+    say(`restored the database to ${config.database.file} (migration ${manifest.database.latestMigration}; newer migrations run at the next start)`);
+  } else {
+    say('Now load the PostgreSQL dump into this empty database, before starting the server:');
+    say(`  ${pgRestoreCommand(config.database.url, path.join(from, PG_DUMP_FILE))}`);
+    if (!fs.existsSync(path.join(from, PG_DUMP_FILE)))
+      say(`  (${PG_DUMP_FILE} is not in the backup folder: use the dump that pg_dump wrote at backup time)`);
+  }
+
+  if (keys.included && !keys.configured) {
+    await fsp.mkdir(config.dataDir, { recursive: true });
+    await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    say(`restored the master key to ${path.join(config.dataDir, MASTER_KEY_FILE)}`);
+  } else if (!keys.configured) {
+    shout([
+      'No master key is configured and the backup holds none. Before starting the server, set',
+      `MASTER_KEY or put the original master.key in ${config.dataDir}: a server started without`,
+      'it creates a NEW key, and no stored file can then be read.',
+    ]);
+  }
+  say(`restore finished: ${manifest.database.rows.links ?? 0} links, ${manifest.storage.blobs} blobs, backed up at ${manifest.createdAt}`);
+}

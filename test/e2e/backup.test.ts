@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { test, type TestContext } from 'node:test';
+import { testEnv } from '../helpers/app.js';
+import { downloadOriginal, downloadToken, createLink, sha256 } from '../helpers/files.js';
+import { createHttpClient } from '../helpers/http.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+
+const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
+
+async function emptyDir(t: TestContext, name: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), name));
+  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** An account made by the CLI, a server process, and one file uploaded through the HTTP API. */
+async function serverWithOneFile(t: TestContext, env: Record<string, string>) {
+  const created = await runCli(['accounts', 'create', '--email', `backup-${randomBytes(3).toString('hex')}@example.com`, '--plan', 'business'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const server = await startServerProcess(t, env);
+  const http = createHttpClient(server.url, apiKey);
+  const content = Buffer.from(randomBytes(100_000).toString('hex')); // more than one 64 KiB segment
+  const linkId = await createLink(http, content, 'report.txt');
+  return { server, apiKey, linkId, content };
+}
+
+async function downloadThrough(url: string, apiKey: string, linkId: string): Promise<Buffer> {
+  const token = await downloadToken(createHttpClient(url, apiKey), linkId);
+  const { response, body } = await downloadOriginal(url, linkId, token);
+  assert.equal(response.status, 200);
+  return body;
+}
+
+test('backup while the server runs, restore into a fresh DATA_DIR, and the file downloads intact', async (t) => {
+  const env = await testEnv(t);
+  const { server, apiKey, linkId, content } = await serverWithOneFile(t, env);
+  const backupDir = path.join(await emptyDir(t, 'linkvault-backup-'), 'nightly');
+
+  const made = await runCli(['backup', '--to', backupDir], env);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /backup written to/);
+  assert.match(made.stderr, /master key is NOT in this backup/, 'the loud warning about the key');
+  const manifest = JSON.parse(await fs.readFile(path.join(backupDir, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.format, 'linkvault-backup');
+  assert.equal(manifest.database.rows.links, 1);
+  assert.equal(manifest.storage.blobs, 1);
+  assert.equal(manifest.masterKey.included, false);
+  assert.match(manifest.database.latestMigration, /^\d{4}-/);
+  await assert.rejects(fs.stat(path.join(backupDir, 'master.key')), { code: 'ENOENT' });
+
+  const again = await runCli(['backup', '--to', backupDir], env);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /is not empty/);
+
+  const fresh = await testEnv(t, { MASTER_KEY: env.MASTER_KEY! });
+  if (onPostgres) {
+    // The database travels through pg_dump: the backup says how, without the password.
+    assert.match(made.stdout, /pg_dump --format=custom --no-owner .*--dbname=\S+ .*--file=/);
+    assert.doesNotMatch(made.stdout, /:[^/@\s]*@/, 'no password in the guidance');
+    const refused = await runCli(['restore', '--from', backupDir], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /not empty|already holds tables/);
+    const restored = await runCli(['restore', '--from', backupDir], fresh);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /restored 1 blob/);
+    assert.match(restored.stdout, /pg_restore --no-owner/);
+    const dumpCommand = /(pg_dump .*)/.exec(made.stdout)![1]!;
+    const dumped = await promisify(execFile)('sh', ['-c', dumpCommand]).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? 1,
+    );
+    assert.equal(dumped, 0, `the printed command runs: ${dumpCommand}`);
+    assert.ok((await fs.stat(path.join(backupDir, 'database.pgdump'))).size > 0);
+    return;
+  }
+
+  const restored = await runCli(['restore', '--from', backupDir], fresh);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.match(restored.stdout, /restore finished: 1 links, 1 blobs/);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+
+  const revived = await startServerProcess(t, fresh);
+  const body = await downloadThrough(revived.url, apiKey, linkId);
+  assert.equal(sha256(body), sha256(content), 'the restored file is byte for byte the uploaded one');
+
+  const twice = await runCli(['restore', '--from', backupDir], fresh);
+  assert.equal(twice.code, 1);
+  assert.match(twice.stderr, /DATA_DIR .* is not empty/);
+});
+
+test('restore refuses a damaged backup, a wrong master key, and what is not a backup; --include-master-key carries the key', async (t) => {
+  const env = await testEnv(t);
+  const { server } = await serverWithOneFile(t, env);
+  const root = await emptyDir(t, 'linkvault-backup-');
+  const withKey = path.join(root, 'with-key');
+  const made = await runCli(['backup', '--to', withKey, '--include-master-key'], env);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stderr, /INCLUDES the master key/);
+  server.child.kill('SIGTERM');
+  await server.exited;
+  assert.equal((await fs.readFile(path.join(withKey, 'master.key'), 'utf8')).trim(), Buffer.from(env.MASTER_KEY!, 'base64').toString('base64'));
+
+  const notBackup = await runCli(['restore', '--from', root], await testEnv(t));
+  assert.equal(notBackup.code, 1);
+  assert.match(notBackup.stderr, /holds no manifest\.json/);
+
+  const wrongKey = await runCli(['restore', '--from', withKey], await testEnv(t));
+  assert.equal(wrongKey.code, 1);
+  assert.match(wrongKey.stderr, /not the one this backup's files were sealed with/);
+
+  const damaged = path.join(root, 'damaged');
+  await fs.cp(withKey, damaged, { recursive: true });
+  const manifest = JSON.parse(await fs.readFile(path.join(damaged, 'manifest.json'), 'utf8'));
+  const blob = path.join(damaged, manifest.files.find((file: { path: string }) => file.path.startsWith('blobs/')).path);
+  const bytes = await fs.readFile(blob);
+  bytes[100]! ^= 1;
+  await fs.writeFile(blob, bytes);
+  const keyless = await testEnv(t);
+  delete keyless.MASTER_KEY;
+  const refused = await runCli(['restore', '--from', damaged], keyless);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /damaged: 1 file\(s\) missing or not matching their checksum \(blobs\/links\//);
+  assert.deepEqual(await fs.readdir(keyless.DATA_DIR!), [], 'nothing was written');
+
+  if (onPostgres) return; // the PostgreSQL round trip is the first test's
+  const restored = await runCli(['restore', '--from', withKey], keyless);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(
+    (await fs.readFile(path.join(keyless.DATA_DIR!, 'master.key'), 'utf8')).trim(),
+    Buffer.from(env.MASTER_KEY!, 'base64').toString('base64'),
+    'the key file is restored when no MASTER_KEY is set',
+  );
+  const doctor = await runCli(['doctor', '--json'], keyless);
+  assert.equal(doctor.code, 0, doctor.stdout);
+  const masterKey = JSON.parse(doctor.stdout).checks.find((check: { check: string }) => check.check === 'master key');
+  assert.equal(masterKey.status, 'ok');
+  assert.match(masterKey.message, /decrypts stored files/);
+});
