@@ -34,7 +34,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: runtime.log,
     trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    // While it stops, a request that still arrives on an open connection is served, not refused.
+    return503OnClosing: false,
     frameworkErrors,
     clientErrorHandler,
     schemaController: schemaCompilers,
@@ -46,6 +47,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Shutting down: this answer is the connection's last (src/shutdown.ts).
+    if (runtime.readiness.closing) reply.header('connection', 'close');
     done(null, payload);
   });
 

@@ -179,7 +179,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     config,
     clock,
     /** Set once shutdown begins: /readyz answers 503 so a balancer stops sending new work. */
-    readiness: { draining: false },
+    readiness: { draining: false, closing: false },
     database,
     masterKey,
     counter,

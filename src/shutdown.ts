@@ -5,8 +5,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * How the server stops on SIGTERM or SIGINT: first it drains (`/readyz` answers 503 while every
- * request is still served, so a balancer moves new work elsewhere), then it stops accepting
- * and lets requests in flight finish within the grace period, cuts those still open after it
+ * request is still served, so a balancer moves new work elsewhere), then it closes keep-alive
+ * connections between requests (idle ones at once, busy ones with `Connection: close` on their
+ * answer, so no request is refused on a reused connection) and the listener, lets requests in
+ * flight finish within the grace period, cuts those still open after it
  * (a warning: the client retries, temporary data is removed), stops background work and closes
  * the database, and exits 0. A second signal, or a fault of ours, exits at once with 1.
  */
@@ -19,6 +21,8 @@ export function stopGracefully(app: FastifyInstance, runtime: Runtime): void {
     log.info({ signal, drainSeconds: shutdownDrainSeconds, graceSeconds: shutdownGraceSeconds }, 'shutting down: draining');
     runtime.readiness.draining = true;
     await sleep(shutdownDrainSeconds * 1000);
+    runtime.readiness.closing = true;
+    app.server.closeIdleConnections();
     const cut = setTimeout(() => {
       log.warn({ graceSeconds: shutdownGraceSeconds }, 'shutdown grace period over: cutting the requests still in flight');
       app.server.closeAllConnections();

@@ -100,7 +100,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     const server = await startServerProcess(t, env);
     const body = JSON.stringify({ name: 'made during shutdown' });
 
-    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const response = new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
       const request = http.request(
         `${server.url}/api/api-keys`,
         {
@@ -110,7 +110,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
         (res) => {
           let text = '';
           res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text, connection: res.headers.connection }));
         },
       );
       request.on('error', reject);
@@ -125,6 +125,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     const answered = await response;
     assert.equal(answered.status, 200, answered.body);
     assert.equal(JSON.parse(answered.body).api_key.name, 'made during shutdown');
+    assert.equal(answered.connection, 'close', 'the answer closes its keep-alive connection');
     assert.equal(await server.exited, 0);
   });
 
