@@ -15,6 +15,7 @@ import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountRecords, createAccountsService } from './modules/accounts/accounts.service.js';
 import { countDownload, countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
+import { createIdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createKeyUsage } from './modules/api-keys/key-usage.js';
@@ -28,8 +29,9 @@ import { createChatDelivery } from './modules/integrations/chat-delivery.js';
 import { createIntegrationsService } from './modules/integrations/integrations.service.js';
 import { createExpiryNotices } from './modules/links/expiry-notices.js';
 import { createExpiredBlobSweeper } from './modules/links/expired-blob-sweeper.js';
+import { createOrphanBlobSweeper } from './modules/files/orphan-blob-sweeper.js';
 import { createLapsedAccessSweeper } from './modules/visits/lapsed-access-sweeper.js';
-import { createLinksService } from './modules/links/links.service.js';
+import { createLinkRecords, createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
 import { createCheckoutService } from './modules/payments/checkout.service.js';
 import { createStripeConnect } from './modules/payments/connect.service.js';
@@ -91,7 +93,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const stripe = await createStripeClient(config);
   const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect });
-  const uploads = createUploadService({ links, intake, templates, payments: stripeConnect });
+  const idempotency = createIdempotencyService({ db, clock, log });
+  const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });
   // What /metrics serves besides the HTTP series: the job runner's.
   const metrics = new Registry();
   // All background work that must not be lost (mail, event deliveries) runs as jobs; kinds are registered below.
@@ -173,6 +176,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   );
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
   const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
+  const orphanSweeper = createOrphanBlobSweeper({ blobs, links: createLinkRecords({ db }), log });
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
 
   return {
@@ -191,6 +195,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     mailer,
     expiryNotices,
     accessSweeper,
+    orphanSweeper,
     services: {
       apiKeys,
       accounts,
@@ -198,6 +203,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       links,
       sharing,
       uploads,
+      idempotency,
       downloads,
       otp,
       visits,
@@ -219,7 +225,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       jobs.start();
       expiryNotices.start();
       blobSweeper.start();
+      orphanSweeper.start();
       accessSweeper.start();
+      idempotency.start();
     },
     async close() {
       await keyUsage.stop();
@@ -227,7 +235,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await jobs.stop();
       mailer.close();
       await blobSweeper.stop();
+      await orphanSweeper.stop();
       await accessSweeper.stop();
+      await idempotency.stop();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

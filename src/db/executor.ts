@@ -10,5 +10,8 @@ export type Clock = () => number;
 /** A unique index refused the row, on either database. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** Work that must commit or roll back with a change, given the change's transaction and result. */
+export type CommitsWith<T> = (trx: Executor, result: T) => Promise<void>;

@@ -327,6 +327,17 @@ export interface JobsTable {
   updated_at: number;
 }
 
+export interface IdempotentRequestsTable {
+  account_id: number;
+  /** the client's Idempotency-Key */
+  key: string;
+  /** which request the key was first used for, e.g. `upload` or `replace:<link id>` */
+  purpose: string;
+  /** JSON: the body of the first answer */
+  response: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -355,6 +366,7 @@ export interface Database {
   link_expiry_counts: LinkExpiryCountsTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
+  idempotent_requests: IdempotentRequestsTable;
 }
 
 export type VisitRow = Selectable<VisitsTable>;

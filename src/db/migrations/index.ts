@@ -12,6 +12,7 @@ import * as verifiedDomains from './0010-verified-domains.js';
 import * as purchaseTokens from './0011-purchase-tokens.js';
 import * as jobs from './0012-jobs.js';
 import * as boundedLists from './0013-bounded-lists.js';
+import * as idempotentRequests from './0014-idempotent-requests.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011-purchase-tokens': purchaseTokens,
   '0012-jobs': jobs,
   '0013-bounded-lists': boundedLists,
+  '0014-idempotent-requests': idempotentRequests,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,6 +6,7 @@ import { streamedForm } from '../../core/validation.js';
 import { ErrorBody, NullableString, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
 import { receiveUpload } from '../files/multipart-upload.js';
+import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import type { UploadService } from '../upload/upload.service.js';
 import type { LinksService } from './links.service.js';
 
@@ -213,13 +214,18 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       consumes: ['multipart/form-data'],
       body: streamedForm(Type.Object({ file: Type.String({ format: 'binary', description: 'the new version, at most 100 MB' }) })),
       params: LinkParams,
+      headers: IdempotencyHeaders,
       response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.Integer() }), ...linkErrors, 413: ErrorBody, 422: ErrorBody },
     },
-    handler: async (request: FastifyRequest<{ Params: { id: string } }>, _reply: FastifyReply) => {
-      const version = await uploads.replaceFile(principalOf(request).accountId, request.params.id, (blobKey) =>
-        receiveUpload(request, intake, blobKey),
-      );
-      return { ok: true, version };
-    },
+    handler: async (request: FastifyRequest<{ Params: { id: string }; Headers: { 'idempotency-key'?: string } }>, reply: FastifyReply) =>
+      answerOf(
+        reply,
+        await uploads.replaceFile(
+          principalOf(request).accountId,
+          request.params.id,
+          (blobKey) => receiveUpload(request, intake, blobKey),
+          request.headers['idempotency-key'],
+        ),
+      ),
   });
 };

@@ -1,4 +1,4 @@
-import type { Clock, Executor } from '../../db/executor.js';
+import type { Clock, CommitsWith, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow, NewLink } from '../../db/types.js';
 import { gone, notFound, unprocessable } from '../../core/errors.js';
@@ -12,6 +12,18 @@ import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import * as repo from './links.repo.js';
 
 export const ROOM_MIME = 'application/vnd.linkvault.room';
+
+/** The answer to an upload: the new link and where visitors open it. */
+export interface CreatedLink {
+  id: string;
+  viewer_url: string;
+}
+
+/** The answer to a replacement: the link's version now. */
+export interface ReplacedFile {
+  ok: true;
+  version: number;
+}
 const PURGE_BATCH = 100;
 
 export const isExpired = (link: Pick<LinkRow, 'expires_at'>, now: number) => link.expires_at <= now;
@@ -46,6 +58,13 @@ export function createLinkRecords(deps: { db: Db }) {
       const row = await repo.findAnyStoredFile(db);
       if (!row?.blob_key || !row.wrapped_key) return undefined;
       return { linkId: row.id, blobKey: row.blob_key, wrappedKey: row.wrapped_key, size: row.size };
+    },
+
+    /** Of the links `ids`, the blob keys their rows point at: any other blob under their prefix is an orphan. */
+    async storedBlobKeys(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await repo.findStoredBlobKeys(db, ids);
+      return new Set(rows.flatMap((row) => (row.blob_key === null ? [] : [row.blob_key])));
     },
   };
 }
@@ -101,7 +120,14 @@ export function createLinksService(deps: {
     viewerUrlFor,
     newLinkId: () => randomBase62(22),
 
-    async createFileLink(accountId: number, linkId: string, file: StoredFile, settings: LinkSettings) {
+    /** `alongWith` commits with the new link (an idempotency record of the answer). */
+    async createFileLink(
+      accountId: number,
+      linkId: string,
+      file: StoredFile,
+      settings: LinkSettings,
+      alongWith?: CommitsWith<CreatedLink>,
+    ): Promise<CreatedLink> {
       const now = clock();
       const link: NewLink = {
         id: linkId,
@@ -130,8 +156,12 @@ export function createLinksService(deps: {
         created_at: now,
         expires_at: now + EXPIRATIONS[settings.expiration],
       };
-      await db.transaction().execute((trx) => repo.insertLink(trx, link));
-      return { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
+      const created: CreatedLink = { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
+      await db.transaction().execute(async (trx) => {
+        await repo.insertLink(trx, link);
+        await alongWith?.(trx, created);
+      });
+      return created;
     },
 
     /**
@@ -210,19 +240,24 @@ export function createLinksService(deps: {
      * Makes `file` the link's current version; the previous blob is deleted only after the
      * switch is committed. Returns the new version number.
      */
-    async replaceFile(accountId: number, id: string, file: StoredFile, fromVersion: number): Promise<number> {
+    /** Points the link at its next version; `alongWith` commits with the switch (an idempotency record of the answer). */
+    async replaceFile(accountId: number, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
       const link = await ownLink(accountId, id, { live: true });
-      const switched = await repo.replaceLinkFile(db, accountId, id, fromVersion, {
-        blob_key: file.blobKey,
-        wrapped_key: file.wrappedKey,
-        name: file.name,
-        mime: file.mime,
-        size: file.size,
-        sha256: file.sha256,
+      const replaced: ReplacedFile = { ok: true, version: fromVersion + 1 };
+      await db.transaction().execute(async (trx) => {
+        const switched = await repo.replaceLinkFile(trx, accountId, id, fromVersion, {
+          blob_key: file.blobKey,
+          wrapped_key: file.wrappedKey,
+          name: file.name,
+          mime: file.mime,
+          size: file.size,
+          sha256: file.sha256,
+        });
+        if (!switched) throw unprocessable('The file was replaced by another request at the same time; try again');
+        await alongWith?.(trx, replaced);
       });
-      if (!switched) throw unprocessable('The file was replaced by another request at the same time; try again');
       if (link.blob_key) await blobs.delete(link.blob_key);
-      return fromVersion + 1;
+      return replaced;
     },
 
     async createRoom(accountId: number, input: { name: string; childIds: string[]; expiration?: Expiration }) {

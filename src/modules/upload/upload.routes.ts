@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
+import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import { receiveUpload } from '../files/multipart-upload.js';
 import { streamedForm } from '../../core/validation.js';
 import { checkUploadField, UploadForm } from './upload-form.js';
@@ -18,6 +19,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; i
         summary: 'Upload a file and get its viewer link',
         description: 'multipart/form-data; the fields may come in any order, before or after the file.',
         consumes: ['multipart/form-data'],
+        headers: IdempotencyHeaders,
         body: streamedForm(UploadForm),
         response: {
           200: Type.Object({ id: Type.String(), viewer_url: Type.String() }),
@@ -27,6 +29,14 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; i
         },
       },
     },
-    async (request) => uploads.createLink(principalOf(request).accountId, (blobKey) => receiveUpload(request, intake, blobKey, checkUploadField)),
+    async (request, reply) =>
+      answerOf(
+        reply,
+        await uploads.createLink(
+          principalOf(request).accountId,
+          (blobKey) => receiveUpload(request, intake, blobKey, checkUploadField),
+          request.headers['idempotency-key'],
+        ),
+      ),
   );
 };

@@ -1,7 +1,8 @@
 import type { FileIntake, StoredFile } from '../files/file-intake.js';
 import type { ReceivedUpload } from '../files/multipart-upload.js';
 import { parseSettingsForm, resolveSettings } from '../links/link-settings.js';
-import { blobKeyOf, type LinksService } from '../links/links.service.js';
+import { blobKeyOf, type CreatedLink, type LinksService, type ReplacedFile } from '../links/links.service.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { assertPaymentsPossible, type PaymentsPolicy } from '../payments/connect.service.js';
 import type { TemplatesService } from '../templates/templates.service.js';
 
@@ -14,8 +15,9 @@ export function createUploadService(deps: {
   intake: Pick<FileIntake, 'discard'>;
   templates: Pick<TemplatesService, 'settingsForUpload'>;
   payments: PaymentsPolicy;
+  idempotency: Pick<IdempotencyService, 'once'>;
 }) {
-  const { links, intake, templates, payments } = deps;
+  const { links, intake, templates, payments, idempotency } = deps;
 
   /** Runs `commit`; if it fails, the stored file goes too, so no blob outlives a failed request. */
   async function commitOrDiscard<T>(file: StoredFile, commit: () => Promise<T>): Promise<T> {
@@ -28,22 +30,27 @@ export function createUploadService(deps: {
   }
 
   return {
-    async createLink(accountId: number, receive: UploadReceiver) {
-      const linkId = links.newLinkId();
-      const { file, fields } = await receive(blobKeyOf(linkId, 1));
-      return commitOrDiscard(file, async () => {
-        const stated = parseSettingsForm(fields);
-        // Fields sent with the upload win over the template's.
-        const settings = resolveSettings(await templates.settingsForUpload(accountId, fields.templateId), stated);
-        await assertPaymentsPossible(settings, accountId, payments);
-        return links.createFileLink(accountId, linkId, file, settings);
+    /** A new link for the file received; with `idempotencyKey`, a retry answers the first result (see idempotency.service). */
+    createLink(accountId: number, receive: UploadReceiver, idempotencyKey?: string) {
+      return idempotency.once<CreatedLink>(accountId, idempotencyKey, 'upload', async (recordAnswer) => {
+        const linkId = links.newLinkId();
+        const { file, fields } = await receive(blobKeyOf(linkId, 1));
+        return commitOrDiscard(file, async () => {
+          const stated = parseSettingsForm(fields);
+          // Fields sent with the upload win over the template's.
+          const settings = resolveSettings(await templates.settingsForUpload(accountId, fields.templateId), stated);
+          await assertPaymentsPossible(settings, accountId, payments);
+          return links.createFileLink(accountId, linkId, file, settings, recordAnswer);
+        });
       });
     },
 
-    async replaceFile(accountId: number, linkId: string, receive: UploadReceiver) {
-      const link = await links.ownLink(accountId, linkId, { live: true });
-      const { file } = await receive(blobKeyOf(linkId, link.version + 1));
-      return commitOrDiscard(file, () => links.replaceFile(accountId, linkId, file, link.version));
+    replaceFile(accountId: number, linkId: string, receive: UploadReceiver, idempotencyKey?: string) {
+      return idempotency.once<ReplacedFile>(accountId, idempotencyKey, `replace:${linkId}`, async (recordAnswer) => {
+        const link = await links.ownLink(accountId, linkId, { live: true });
+        const { file } = await receive(blobKeyOf(linkId, link.version + 1));
+        return commitOrDiscard(file, () => links.replaceFile(accountId, linkId, file, link.version, recordAnswer));
+      });
     },
   };
 }
