@@ -42,12 +42,29 @@ function statusOfFastifyError(error: FastifyError): number {
   }
 }
 
+/** Would this error be answered with a 5xx and logged as ours? */
+function isOurFault(error: FastifyError | AppError | Error): boolean {
+  if (error instanceof AppError) return error.status >= 500;
+  const fastifyError = error as FastifyError;
+  return !fastifyError.validation && statusOfFastifyError(fastifyError) >= 500;
+}
+
+/** The client closed its connection before the request body had all arrived (Node destroys the request then). */
+function abandonedByClient(request: FastifyRequest): boolean {
+  return !request.raw.complete && request.raw.destroyed;
+}
+
 /**
  * One error handler and one not-found handler for the whole app: every error leaves as
  * `{"error": "<sentence>"}`; 4xx keep their message, 5xx are masked and logged.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (isOurFault(error) && abandonedByClient(request)) {
+      // Whatever broke once the client hung up mid-body (the stream's "aborted", an upload's own abort) is not ours.
+      request.log.info({ err: error }, 'request abandoned: the client closed the connection before its body arrived');
+      return reply.code(400).send({ error: 'The connection closed before the whole request body arrived' });
+    }
     if (error instanceof AppError) {
       // A 503 we raise on purpose (a feature not configured, a dependency away) is a known state, not a fault of ours.
       if (error.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');

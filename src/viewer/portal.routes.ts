@@ -6,6 +6,7 @@ import { AppError } from '../core/errors.js';
 import { StringId } from '../core/schemas.js';
 import { ROOM_MIME } from '../modules/links/links.service.js';
 import type { PortalAccessService, PortalClient, PortalCookie, PortalPage } from '../modules/portals/portal-access.service.js';
+import { PORTAL_SLUG_PATTERN } from '../modules/portals/portals.service.js';
 import type { Visitor } from '../modules/visits/visits.service.js';
 import type { BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, sendPage } from './render.js';
@@ -23,8 +24,10 @@ export const PORTAL_COOKIE = 'lv_portal';
 /** How long the link's visit cookie set on opening it may last: the gate window of a visit. */
 const VISIT_COOKIE_MAX_AGE_SECONDS = 7 * 86_400;
 
-const SlugParams = Type.Object({ slug: Type.String({ maxLength: 63 }) });
-const OpenParams = Type.Object({ slug: Type.String({ maxLength: 63 }), linkId: StringId });
+// Only a slug a portal could have: the slug becomes the path of the portal's cookie and redirects, which take no other characters.
+const Slug = Type.String({ pattern: PORTAL_SLUG_PATTERN });
+const SlugParams = Type.Object({ slug: Slug });
+const OpenParams = Type.Object({ slug: Slug, linkId: StringId });
 const FormBody = Type.Object({ email: Type.Optional(Type.String()), code: Type.Optional(Type.String()) });
 
 const TYPE_LABELS: Array<[RegExp, string]> = [

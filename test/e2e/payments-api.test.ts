@@ -45,6 +45,15 @@ test('without STRIPE_SECRET_KEY every /api/stripe endpoint answers 503 and paid 
     assert.deepEqual(response.body, NOT_CONFIGURED);
   }
   assert.equal((await app.http().post('/api/stripe/connect')).status, 401, 'the owner endpoints still need a key');
+
+  // Outside /api/stripe, payments being off is no 503: a free link is not for sale, and a session proves nothing.
+  const buying = await visitor.post(`/v/${linkId}/checkout`, { email: 'a@example.net' });
+  assert.equal(buying.status, 422, buying.text);
+  assert.match(buying.text, /not for sale/);
+  const session = await downloadWithSession(app, linkId, 'cs_test_a1b2c3d4e5f6');
+  const stranger = await downloadWithSession(app, 'A'.repeat(22), 'cs_test_a1b2c3d4e5f6');
+  assert.deepEqual([session.status, session.json()], [403, stranger.json()], 'the same refusal whether the link exists or not');
+
   const paid = await uploadFile(http, 'x', 'x.txt', { requirePaymentToDownload: '1', downloadPrice: '1200', downloadCurrency: 'eur' });
   assert.equal(paid.status, 422);
   assert.match(paid.body.error, /payments are not configured/);
