@@ -67,7 +67,7 @@ await build({
   outbase: SRC,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   sourcemap: true,
   bundle: true,
   splitting: true,
