@@ -80,7 +80,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     if (runtime.readiness.draining) return reply.code(503).send({ error: 'shutting down' });
     try {
       await runtime.database.ping();
-      return { ok: true };
+      // Still ready: every request is served, only the rate limits are per replica for now.
+      return config.redisUrl && runtime.counter.sharing === 'per-process' ? { ok: true, degraded: ['redis'] } : { ok: true };
     } catch {
       return reply.code(503).send({ error: 'database unreachable' });
     }
@@ -95,6 +96,13 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
         await fileRoutes.register(multipart, {
           // One byte over the limit reaches the intake, which refuses it with a 413 on the spot.
           limits: { fileSize: runtime.intake.maxBytes + 1, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+        });
+        // An answer sent before the whole body was read (a refused or failed upload): the rest is
+        // read and dropped, as Node does for a body no one touched, so a client still sending
+        // gets its answer instead of waiting on a connection that no longer reads.
+        fileRoutes.addHook('onResponse', (request, _reply, done) => {
+          if (!request.raw.complete && !request.raw.destroyed) request.raw.unpipe().resume();
+          done();
         });
         await fileRoutes.register(uploadRoutes, { prefix: '/upload', uploads: services.uploads, intake: runtime.intake });
         await fileRoutes.register(linksRoutes, { prefix: '/links', links: services.links, uploads: services.uploads, intake: runtime.intake });

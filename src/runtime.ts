@@ -56,19 +56,30 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     serializers: { req: requestLogView },
   });
-  const database: DatabaseHandle = openDatabase(config.database);
+  const database: DatabaseHandle = openDatabase(config.database, {
+    onConnectionLost: (err) => log.warn({ err }, 'the database closed an idle connection; the next query opens a new one'),
+  });
   // Heavy clients load only when configured: ioredis here, the AWS SDK and Stripe below.
-  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null;
+  // No offline queue and a command timeout: while Redis is away, a hit fails at once and is
+  // counted in this process (redisWindowCounter), instead of waiting for the reconnection.
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        commandTimeout: 1000,
+        maxRetriesPerRequest: 1,
+      })
+    : null;
+  const counter: WindowCounter = redis ? redisWindowCounter(redis, config.redisPrefix, log, clock) : memoryWindowCounter(clock);
   try {
     await database.migrate();
-    if (redis) await redis.connect();
   } catch (error) {
     await database.close();
-    redis?.disconnect();
     throw error;
   }
+  // A Redis that is away at start is a degraded start, not a failed one: ioredis keeps trying.
+  await redis?.connect().catch(() => undefined);
   const masterKey = loadMasterKey(config.masterKey, config.dataDir);
-  const counter: WindowCounter = redis ? redisWindowCounter(redis, config.redisPrefix) : memoryWindowCounter(clock);
 
   const blobs = await createBlobStore(config.storage);
 

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from './errors.js';
+import { isDatabaseFull, isDatabaseUnavailable } from '../db/executor.js';
+import { AppError, insufficientStorage, serviceUnavailable } from './errors.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -54,6 +55,16 @@ function abandonedByClient(request: FastifyRequest): boolean {
   return !request.raw.complete && request.raw.destroyed;
 }
 
+/** A dependency's failure that the client should hear about as such (and may retry), rather than as our 500. */
+function dependencyFailure(error: Error): AppError | undefined {
+  if (isDatabaseUnavailable(error)) return serviceUnavailable('The database is unavailable right now; try again in a moment', 1);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || isDatabaseFull(error)) {
+    return insufficientStorage("The server's storage is full: nothing was stored. Try again once space has been freed");
+  }
+  return undefined;
+}
+
 /**
  * One error handler and one not-found handler for the whole app: every error leaves as
  * `{"error": "<sentence>"}`; 4xx keep their message, 5xx are masked and logged.
@@ -65,11 +76,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.info({ err: error }, 'request abandoned: the client closed the connection before its body arrived');
       return reply.code(400).send({ error: 'The connection closed before the whole request body arrived' });
     }
-    if (error instanceof AppError) {
-      // A 503 we raise on purpose (a feature not configured, a dependency away) is a known state, not a fault of ours.
-      if (error.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
-      else if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      return reply.code(error.status).headers(error.headers).send({ error: error.message });
+    const known = error instanceof AppError ? error : dependencyFailure(error);
+    if (known) {
+      // A 503 (a feature not configured, a dependency away) is a known state, not a fault of ours.
+      if (known.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
+      else if (known.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(known.status).headers(known.headers).send({ error: known.message });
     }
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {

@@ -26,4 +26,6 @@ export const payloadTooLarge = (message: string) => new AppError(413, message);
 export const unprocessable = (message: string) => new AppError(422, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, slow down') =>
   new AppError(429, message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-export const serviceUnavailable = (message: string) => new AppError(503, message);
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number) =>
+  new AppError(503, message, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+export const insufficientStorage = (message: string) => new AppError(507, message);

@@ -17,6 +17,8 @@ export interface WindowCounter {
   hit(key: string, windowMs: number): Promise<WindowHit>;
   /** Gives back one hit of the current window (a try that turned out not to count). */
   release(key: string): Promise<void>;
+  /** 'per-process' while counts that should be shared cannot be (Redis away). */
+  readonly sharing: 'shared' | 'per-process';
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function memoryWindowCounter(now: () => number = Date.now): WindowCounter
       const window = windows.get(key);
       if (window && window.count > 0 && window.resetAt > now()) window.count -= 1;
     },
+    sharing: 'per-process',
     async close() {
       windows.clear();
     },
@@ -60,16 +63,62 @@ local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
-export function redisWindowCounter(redis: Redis, prefix: string, now: () => number = Date.now): WindowCounter {
+/**
+ * Counts in Redis so that replicas share the windows. While Redis cannot be reached (a command
+ * fails, or the connection is down: ioredis reconnects by itself), each hit is counted in this
+ * process instead, so the service keeps serving with limits per replica; one warning when that
+ * starts and a note when Redis is back.
+ */
+export function redisWindowCounter(
+  redis: Redis,
+  prefix: string,
+  log: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void },
+  now: () => number = Date.now,
+): WindowCounter {
+  const fallback = memoryWindowCounter(now);
+  let away = false;
+  let closed = false;
+  const fellBack = (err?: unknown) => {
+    if (closed) return;
+    if (!away) log.warn({ err }, 'Redis is unreachable: rate limits are counted per process until it is back');
+    away = true;
+  };
+  redis.on('ready', () => {
+    if (away) log.info({}, 'Redis is back: rate limits are shared again');
+    away = false;
+  });
+  redis.on('end', () => fellBack());
+  redis.on('reconnecting', () => fellBack());
+  // Connection errors are retried by ioredis; an unhandled 'error' event would end the process.
+  redis.on('error', (err: unknown) => fellBack(err));
+
   return {
     async hit(key, windowMs) {
-      const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${key}`, windowMs)) as [number, number];
-      return { count, resetAt: now() + (ttl > 0 ? ttl : windowMs) };
+      if (redis.status === 'ready') {
+        try {
+          const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${key}`, windowMs)) as [number, number];
+          return { count, resetAt: now() + (ttl > 0 ? ttl : windowMs) };
+        } catch (err) {
+          fellBack(err);
+        }
+      } else fellBack();
+      return fallback.hit(key, windowMs);
     },
     async release(key) {
-      await redis.eval(RELEASE_SCRIPT, 1, `${prefix}rl:${key}`);
+      if (redis.status !== 'ready') return fallback.release(key);
+      try {
+        await redis.eval(RELEASE_SCRIPT, 1, `${prefix}rl:${key}`);
+      } catch (err) {
+        fellBack(err);
+      }
     },
-    async close() {},
+    get sharing() {
+      return away || redis.status !== 'ready' ? 'per-process' : 'shared';
+    },
+    async close() {
+      closed = true;
+      await fallback.close();
+    },
   };
 }
 

@@ -15,3 +15,26 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** Work that must commit or roll back with a change, given the change's transaction and result. */
 export type CommitsWith<T> = (trx: Executor, result: T) => Promise<void>;
+
+/** A connection to the database could not be opened (refused, timed out): raised by the pool, see kysely.ts. */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+}
+
+/** SQLSTATEs of a server that ended the connection (shutdown, pg_terminate_backend) or of one that was lost. */
+const CONNECTION_LOST_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+/** The database could not be reached or lost the connection (a restart, a failover, pg_terminate_backend): worth a retry. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnreachableError) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && CONNECTION_LOST_CODES.has(code)) return true;
+  // node-postgres's own words for a connection that died under a query.
+  return typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error/.test(message);
+}
+
+/** The database's disk is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
+export function isDatabaseFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === '53100';
+}

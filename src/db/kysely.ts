@@ -8,6 +8,7 @@ import type { DatabaseConfig } from '../config.js';
 import { migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
+import { DatabaseUnreachableError } from './executor.js';
 
 export type Db = Kysely<Database>;
 
@@ -64,11 +65,14 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
   };
 }
 
-function postgresDialect(url: string): PostgresDialect {
+/** Told when the pool drops an idle connection that the server closed (a restart, a failover, pg_terminate_backend). */
+export type ConnectionLost = (error: Error) => void;
+
+function postgresDialect(url: string, onConnectionLost: ConnectionLost): PostgresDialect {
   // pg loads with the first connection, so an SQLite install never pays for it.
   const pool = async (): Promise<pg.Pool> => {
     const { default: pgClient } = await import('pg');
-    return new pgClient.Pool({
+    const created = new pgClient.Pool({
       connectionString: url,
       max: 10,
       // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
@@ -77,18 +81,32 @@ function postgresDialect(url: string): PostgresDialect {
           oid === PG_INT8 || oid === PG_NUMERIC ? Number : pgClient.types.getTypeParser(oid, format),
       },
     });
+    // The pool discards such a connection and the next query opens another. Unheard, the
+    // 'error' event would end the process: the pool's for an idle connection, the client's own
+    // for one that is checked out (a query in flight fails with its own error as well).
+    created.on('error', onConnectionLost);
+    created.on('connect', (client) => client.on('error', onConnectionLost));
+    const connect = created.connect.bind(created);
+    created.connect = (async () => {
+      try {
+        return await connect();
+      } catch (error) {
+        throw new DatabaseUnreachableError(`cannot connect to the database: ${(error as Error).message}`, { cause: error });
+      }
+    }) as typeof created.connect;
+    return created;
   };
   return new PostgresDialect({ pool });
 }
 
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+export function openDatabase(config: DatabaseConfig, options: { onConnectionLost?: ConnectionLost } = {}): DatabaseHandle {
   let sqlite: SQLite.Database | undefined;
   let dialect: Dialect;
   if (config.kind === 'sqlite') {
     sqlite = openSqlite(config.file);
     dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
   } else {
-    dialect = postgresDialect(config.url);
+    dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined));
   }
   const db = new Kysely<Database>({ dialect });
   async function migrator(): Promise<Migrator> {

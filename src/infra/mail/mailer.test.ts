@@ -11,6 +11,7 @@ import { listJobs } from '../jobs/index.js';
 import { MAIL_JOB, type MailerDeps, type MailLog } from './mailer.js';
 import { listMail } from './outbox.repo.js';
 import { transportSettingsFromUrl, type MailTransportSettings } from './transport.js';
+import { requirePeer } from '../../../test/helpers/requirements.js';
 
 const FROM = 'linkvault <no-reply@linkvault.test>';
 
@@ -284,7 +285,7 @@ test('after maxAttempts the message is failed, logged as an error, without the S
 
 test('STARTTLS and implicit TLS to servers with a self-signed certificate', async (t) => {
   const certificate = await selfSignedCertificate(t, 'localhost', ['DNS:localhost', 'IP:127.0.0.1']);
-  if (!certificate) return t.skip('openssl is not available');
+  if (!requirePeer(t, certificate !== undefined, 'openssl is not installed: apt-get install openssl') || !certificate) return;
   const starttls = await startSmtp(t, { tls: certificate });
   const implicit = await startSmtp(t, { tls: certificate, secure: true });
   const pinned: MailTransportSettings = {
