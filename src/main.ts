@@ -13,7 +13,8 @@ const USAGE = `usage: linkvault <command>
   keys create --email E --name N
   backup --to DIR [--include-master-key]             copy the database and the blobs into a new, empty DIR
   restore --from DIR                                 restore a backup into an empty DATA_DIR and database
-  doctor [--json]                                    check configuration, database, storage, mail, Redis, key`;
+  doctor [--json]                                    check configuration, database, storage, mail, Redis, key
+  sweep                                              delete now the link files no link points at (older than an hour), as the hourly sweep does`;
 
 class UsageError extends Error {}
 
@@ -59,7 +60,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const command = positionals.join(' ') || 'serve';
-  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create', 'backup', 'restore', 'doctor'];
+  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create', 'backup', 'restore', 'doctor', 'sweep'];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   // Maintenance commands build only what they check or copy: a restore needs an empty database
@@ -84,6 +85,9 @@ async function run(argv: string[]): Promise<void> {
     switch (command) {
       case 'migrate':
         console.log(JSON.stringify({ ok: true }));
+        break;
+      case 'sweep':
+        console.log(JSON.stringify({ orphanBlobs: await runtime.orphanSweeper.sweep() }));
         break;
       case 'accounts create': {
         const name = typeof values.name === 'string' ? values.name : undefined;

@@ -31,7 +31,18 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Every blob's key, in no promised order (backups and health checks walk the whole store). */
   keys(): AsyncIterable<string>;
+  /**
+   * The blobs under `prefix` (a key prefix ending in "/", e.g. `links/`) with when each was last
+   * written, in no promised order: the orphan sweep leaves blobs too young to judge alone.
+   */
+  entries(prefix: string): AsyncIterable<BlobEntry>;
   close(): Promise<void>;
+}
+
+export interface BlobEntry {
+  key: string;
+  /** epoch ms of the last write (a local file's mtime, an object's LastModified) */
+  modifiedAt: number;
 }
 
 export class BlobNotFoundError extends Error {

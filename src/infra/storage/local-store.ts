@@ -13,6 +13,7 @@ import {
   assertValidBlobKey,
   assertValidBlobPrefix,
   assertValidByteRange,
+  type BlobEntry,
   type BlobStore,
   type ByteRange,
 } from './blob-store.js';
@@ -108,6 +109,25 @@ export function createLocalBlobStore(dir: string): BlobStore {
       changedFolders.push(path.dirname(firstCreated));
     }
     await Promise.all(changedFolders.map(fsyncFolder));
+  }
+
+  /** Every file under the folder `start` (key segments), depth-first; dot entries (.tmp and its temp files) are never blobs. */
+  async function* walk(start: string[]): AsyncIterable<{ key: string; path: string }> {
+    const folders: string[][] = [start];
+    for (let segments = folders.pop(); segments !== undefined; segments = folders.pop()) {
+      let entries: fs.Dirent[];
+      try {
+        entries = await fsp.readdir(path.join(root, ...segments), { withFileTypes: true });
+      } catch (error) {
+        if (hasCode(error, 'ENOENT', 'ENOTDIR')) continue;
+        throw error;
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith('.')) continue;
+        if (entry.isDirectory()) folders.push([...segments, entry.name]);
+        else if (entry.isFile()) yield { key: [...segments, entry.name].join('/'), path: path.join(root, ...segments, entry.name) };
+      }
+    }
   }
 
   return {
@@ -214,21 +234,16 @@ export function createLocalBlobStore(dir: string): BlobStore {
     },
 
     async *keys(): AsyncIterable<string> {
-      // Depth-first with an explicit stack; dot entries (.tmp and its temp files) are never blobs.
-      const folders: string[][] = [[]];
-      for (let segments = folders.pop(); segments !== undefined; segments = folders.pop()) {
-        let entries: fs.Dirent[];
-        try {
-          entries = await fsp.readdir(path.join(root, ...segments), { withFileTypes: true });
-        } catch (error) {
-          if (hasCode(error, 'ENOENT', 'ENOTDIR')) continue;
-          throw error;
-        }
-        for (const entry of entries) {
-          if (entry.name.startsWith('.')) continue;
-          if (entry.isDirectory()) folders.push([...segments, entry.name]);
-          else if (entry.isFile()) yield [...segments, entry.name].join('/');
-        }
+      for await (const file of walk([])) yield file.key;
+    },
+
+    async *entries(prefix: string): AsyncIterable<BlobEntry> {
+      assertValidBlobPrefix(prefix);
+      if (!prefix.endsWith('/')) throw new TypeError(`entries() takes a folder prefix ending in "/", not ${JSON.stringify(prefix)}`);
+      for await (const file of walk(prefix.slice(0, -1).split('/'))) {
+        const stat = await fsp.stat(file.path).catch(() => undefined);
+        // Deleted between the listing and the stat: nothing left to judge.
+        if (stat) yield { key: file.key, modifiedAt: stat.mtimeMs };
       }
     },
 

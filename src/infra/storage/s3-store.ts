@@ -16,6 +16,7 @@ import {
   assertValidBlobKey,
   assertValidBlobPrefix,
   assertValidByteRange,
+  type BlobEntry,
   type BlobStore,
   type ByteRange,
 } from './blob-store.js';
@@ -165,6 +166,15 @@ export function createS3BlobStore(config: S3BlobStoreConfig): BlobStore {
     async *keys(): AsyncIterable<string> {
       for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket })) {
         for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
+      }
+    },
+
+    async *entries(prefix: string): AsyncIterable<BlobEntry> {
+      assertValidBlobPrefix(prefix);
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
+        for (const object of page.Contents ?? []) {
+          if (object.Key !== undefined) yield { key: object.Key, modifiedAt: object.LastModified?.getTime() ?? 0 };
+        }
       }
     },
 

@@ -166,6 +166,17 @@ export function findAnyStoredFile(db: Executor) {
     .executeTakeFirst();
 }
 
+/** The blob keys that links among `ids` still point at (any account's; by primary key, for the orphan sweep). */
+export function findStoredBlobKeys(db: Executor, ids: readonly string[]) {
+  return db
+    .selectFrom('links')
+    .select('blob_key')
+    .where('id', 'in', ids)
+    .where('blob_key', 'is not', null)
+    .where('blob_purged_at', 'is', null)
+    .execute();
+}
+
 /** Links whose expiry is older than `before` and whose blob is still stored. */
 export function findExpiredWithBlobs(db: Executor, before: number, limit: number) {
   return db
