@@ -8,19 +8,7 @@ import { ageBlobs, auditAfterCrash, killDuringUpload, seededBytes, seededRandom 
 import { createLink, sha256 } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every 100 ms for at most `ms`; resolves with its last answer. */
-async function waitFor<T>(check: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await check();
-  while (!done(value) && Date.now() < deadline) {
-    await sleep(100);
-    value = await check();
-  }
-  return value;
-}
+import { waitFor } from '../helpers/wait.js';
 
 test('a server killed mid-upload leaves a temporary file that the next start removes at once, and no link', async (t) => {
   const env = await testEnv(t);

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/kysely.js';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './wait.js';
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** `size` bytes that depend only on `seed`: AES-CTR over zeros, fast enough for tens of MB. */
