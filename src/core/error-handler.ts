@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseFull, isDatabaseUnavailable } from '../db/executor.js';
+import { StorageUnavailableError } from '../infra/storage/index.js';
 import { AppError, insufficientStorage, serviceUnavailable } from './errors.js';
 
 interface ValidationIssue {
@@ -58,6 +59,7 @@ function abandonedByClient(request: FastifyRequest): boolean {
 /** A dependency's failure that the client should hear about as such (and may retry), rather than as our 500. */
 function dependencyFailure(error: Error): AppError | undefined {
   if (isDatabaseUnavailable(error)) return serviceUnavailable('The database is unavailable right now; try again in a moment', 1);
+  if (error instanceof StorageUnavailableError) return serviceUnavailable('File storage cannot be reached right now; try again in a moment', 1);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC' || code === 'EDQUOT' || isDatabaseFull(error)) {
     return insufficientStorage("The server's storage is full: nothing was stored. Try again once space has been freed");

@@ -54,3 +54,24 @@ test('on S3: a client abort mid-upload leaves no object and no row', async (t) =
   assert.deepEqual(await s3.keys(), []);
   assert.equal((await api.get('/api/links')).body.pagination.total, 0);
 });
+
+test('on S3: storage that cannot be reached answers 503 with a sentence, and service resumes when it is back', async (t) => {
+  const { s3, app } = await startAppOnS3(t);
+  const { http: api } = await app.createAccount('professional');
+  const content = randomBytes(64 * 1024);
+  const id = await createLink(api, content, 'kept.txt');
+  const token = await downloadToken(api, id);
+
+  await s3.stop();
+  const upload = await uploadFile(api, randomBytes(1024), 'later.txt');
+  assert.equal(upload.status, 503, JSON.stringify(upload.body));
+  assert.match(upload.body.error, /File storage cannot be reached/);
+  assert.equal(upload.headers.get('retry-after'), '1');
+  const download = await downloadOriginal(app.url, id, token);
+  assert.equal(download.response.status, 503);
+  assert.equal((await api.get('/api/links')).body.pagination.total, 1, 'the refused upload left no link');
+
+  await s3.start();
+  assert.equal((await uploadFile(api, randomBytes(1024), 'later.txt')).status, 200);
+  assert.equal(sha256((await downloadOriginal(app.url, id, token)).body), sha256(content));
+});

@@ -45,6 +45,11 @@ export interface BlobEntry {
   modifiedAt: number;
 }
 
+/** The storage service could not be reached or answered with its own failure: worth a retry. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+}
+
 export class BlobNotFoundError extends Error {
   override name = 'BlobNotFoundError';
 

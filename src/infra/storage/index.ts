@@ -2,7 +2,7 @@ import type { StorageConfig } from '../../config.js';
 import type { BlobStore } from './blob-store.js';
 import { createLocalBlobStore } from './local-store.js';
 
-export { BlobNotFoundError, type BlobEntry, type BlobStore, type ByteRange } from './blob-store.js';
+export { BlobNotFoundError, StorageUnavailableError, type BlobEntry, type BlobStore, type ByteRange } from './blob-store.js';
 
 /** Local disk unless STORAGE_URL names an s3:// bucket; the AWS SDK loads only for the latter. */
 export async function createBlobStore(config: StorageConfig): Promise<BlobStore> {

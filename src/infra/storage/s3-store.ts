@@ -17,6 +17,7 @@ import {
   assertValidBlobPrefix,
   assertValidByteRange,
   type BlobEntry,
+  StorageUnavailableError,
   type BlobStore,
   type ByteRange,
 } from './blob-store.js';
@@ -43,6 +44,18 @@ function translateS3Error(error: unknown, key: string): unknown {
 }
 
 /**
+ * An S3 call that got no answer (refused, reset, timed out, name not found) or S3's own 5xx,
+ * once the SDK's retries are spent: the service is away, not the request wrong.
+ */
+function unavailability(error: unknown): StorageUnavailableError | undefined {
+  const failure = error as { $metadata?: { httpStatusCode?: number }; $fault?: string; name?: string };
+  if (error instanceof S3ServiceException && failure.$fault !== 'server') return undefined;
+  if (!(error instanceof S3ServiceException) && failure.$metadata?.httpStatusCode !== undefined) return undefined;
+  if (failure.name === 'AbortError') return undefined;
+  return new StorageUnavailableError(`S3 cannot be reached: ${(error as Error).message}`, { cause: error });
+}
+
+/**
  * Blobs as objects of one bucket, keyed exactly as the interface's keys. Credentials come from
  * the SDK's default provider chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, roles).
  */
@@ -53,6 +66,17 @@ export function createS3BlobStore(config: S3BlobStoreConfig): BlobStore {
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
   });
+  // Around every command and its retries, multipart uploads included.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw unavailability(error) ?? error;
+      }
+    },
+    { step: 'initialize', name: 'storageUnavailable' },
+  );
 
   async function deleteObject(key: string): Promise<void> {
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
