@@ -43,7 +43,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
 
   app.decorateRequest('principal', null);
   registerErrorHandling(app);
-  registerMetrics(app, config.metricsToken, runtime.metrics);
+  if (config.metricsToken && runtime.metrics) registerMetrics(app, config.metricsToken, runtime.metrics);
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');

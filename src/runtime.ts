@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import type { Config } from './config.js';
+import { promClient } from './core/metrics.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
 import { requestLogView } from './core/request-log.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
@@ -107,7 +107,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const idempotency = createIdempotencyService({ db, clock, log });
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });
   // What /metrics serves besides the HTTP series: the job runner's.
-  const metrics = new Registry();
+  const metrics = config.metricsToken ? new (promClient().Registry)() : undefined;
   // All background work that must not be lost (mail, event deliveries) runs as jobs; kinds are registered below.
   const jobs = createJobRunner({ db, clock, log, registry: metrics });
   const integrations = createIntegrationsService({

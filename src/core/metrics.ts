@@ -1,16 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { safeEqual } from '../infra/crypto/tokens.js';
-import { notFound } from './errors.js';
+import { loadOnFirstUse } from '../infra/load-on-first-use.js';
+import { routeNotFound } from './error-handler.js';
+
+/** prom-client (and OpenTelemetry's API under it) loads only when /metrics exists. */
+export const promClient = loadOnFirstUse<typeof import('prom-client')>('prom-client');
 
 /**
  * Prometheus text at /metrics: requests by route and status and their latency, in one
  * histogram (its `_count` series is the request counter; a second metric would double the
  * per-request cost for no new information), on `registry` beside what others put there (the
- * job runner's series). Only a scraper holding `token` may read them; without a token the
- * endpoint does not exist.
+ * job runner's series). Only a scraper holding `token` may read them; the runtime calls this
+ * only when METRICS_TOKEN is set: without it the endpoint does not exist.
  */
-export function registerMetrics(app: FastifyInstance, token: string | undefined, registry: Registry = new Registry()): void {
+export function registerMetrics(app: FastifyInstance, token: string, registry: Registry): void {
+  const { Histogram, collectDefaultMetrics } = promClient();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
   const latency = new Histogram({
@@ -29,10 +34,10 @@ export function registerMetrics(app: FastifyInstance, token: string | undefined,
   });
 
   // Any refusal looks like an absent route: a stranger learns nothing about the scraper.
-  const isScraper = (request: FastifyRequest) => token !== undefined && safeEqual(request.headers.authorization ?? '', `Bearer ${token}`);
+  const isScraper = (request: FastifyRequest) => safeEqual(request.headers.authorization ?? '', `Bearer ${token}`);
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (!isScraper(request)) throw notFound(`Route ${request.method} /metrics`);
+    if (!isScraper(request)) return routeNotFound(request, reply);
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -1,10 +1,14 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { loadOnFirstUse } from '../load-on-first-use.js';
+
+const promClient = loadOnFirstUse<typeof import('prom-client')>('prom-client');
 
 /**
- * The runner's Prometheus series, on the registry /metrics serves (the runtime passes it), or
- * on a registry of their own. Labels are job kinds only: never ids or payloads.
+ * The runner's Prometheus series, on the registry /metrics serves (the runtime passes it when
+ * METRICS_TOKEN is set). Labels are job kinds only: never ids or payloads.
  */
-export function createJobMetrics(registry: Registry = new Registry()) {
+export function createJobMetrics(registry: Registry) {
+  const { Counter, Histogram } = promClient();
   return {
     run: new Counter({
       name: 'jobs_run_total',

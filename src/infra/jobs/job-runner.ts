@@ -83,7 +83,7 @@ export interface JobRunnerDeps {
   db: Db;
   clock: Clock;
   log: JobLog;
-  /** Where the jobs_* metrics go: the registry /metrics serves (default: one of their own). */
+  /** Where the jobs_* metrics go: the registry /metrics serves (none: not counted). */
   registry?: Registry;
   /** How long stop() waits for running jobs (default 30 s); a job still running then keeps its lease. */
   stopTimeoutMs?: number;
@@ -121,7 +121,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
   const { db, clock, log } = deps;
   const stopTimeoutMs = deps.stopTimeoutMs ?? 30_000;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const metrics = createJobMetrics(deps.registry);
+  const metrics = deps.registry && createJobMetrics(deps.registry);
   const kinds = new Map<string, KindState>();
   const executions = new Set<Promise<void>>();
   let running = false;
@@ -142,7 +142,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const final = error instanceof PermanentJobError || job.attempts >= maxAttempts;
     const delay = final ? 0 : state.kind.backoffMs(job.attempts);
     const retry = final ? null : { at: now + delay, inMs: delay };
-    metrics.failed.inc({ kind: state.name, outcome: retry ? 'retry' : 'failed' });
+    metrics?.failed.inc({ kind: state.name, outcome: retry ? 'retry' : 'failed' });
     await db.transaction().execute(async (trx) => {
       const held = retry ? await retryJob(trx, job, retry.at, message, now) : await failJob(trx, job, message, now);
       // The lease ran out and another runner took the job: this outcome is no longer ours to record.
@@ -159,8 +159,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const maxAttempts = job.max_attempts ?? state.kind.maxAttempts;
     let payload: unknown;
     let failure: { error: unknown } | undefined;
-    metrics.run.inc({ kind: state.name });
-    const endTimer = metrics.duration.startTimer({ kind: state.name });
+    metrics?.run.inc({ kind: state.name });
+    const endTimer = metrics?.duration.startTimer({ kind: state.name });
     try {
       payload = JSON.parse(job.payload);
       // Taken again after its last attempt's lease ran out: that attempt never ended (a crash, or it hung).
@@ -169,7 +169,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     } catch (error) {
       failure = { error };
     } finally {
-      endTimer();
+      endTimer?.();
     }
     // Outside the try: a database error while recording success must not count as a failed run.
     if (failure) await recordFailure(state, job, payload, failure.error, maxAttempts);

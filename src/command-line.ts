@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util';
+import { CommandError } from './cli/command-error.js';
+import { ConfigError, loadConfig } from './config.js';
+import { AppError } from './core/errors.js';
+import { isPlan, PLANS, type Plan } from './core/plans.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+const USAGE = `usage: linkvault <command>
+  serve                                              start the server (default)
+  migrate                                            apply database migrations
+  accounts create --email E --plan ${PLANS.join('|')} [--name N]
+  accounts set-plan --email E --plan P
+  keys create --email E --name N
+  backup --to DIR [--include-master-key]             copy the database and the blobs into a new, empty DIR
+  restore --from DIR                                 restore a backup into an empty DATA_DIR and database
+  doctor [--json]                                    check configuration, database, storage, mail, Redis, key
+  sweep                                              delete now the link files no link points at (older than an hour), as the hourly sweep does`;
+
+class UsageError extends Error {}
+
+function option(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function planOption(values: Record<string, string | boolean | undefined>): Plan {
+  const plan = option(values, 'plan');
+  if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+  return plan;
+}
+
+async function serve(runtime: Runtime): Promise<void> {
+  // The HTTP layer (Fastify plugins, routes, OpenAPI) loads for `serve` only: one-shot commands skip it.
+  const { buildApp } = await import('./app.js');
+  const app = await buildApp(runtime);
+  runtime.startBackgroundWork();
+  const { stopGracefully } = await import('./shutdown.js');
+  stopGracefully(app, runtime);
+  await app.listen({ port: runtime.config.port, host: runtime.config.host });
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      'include-master-key': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const command = positionals.join(' ') || 'serve';
+  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create', 'backup', 'restore', 'doctor', 'sweep'];
+  if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
+
+  // Maintenance commands build only what they check or copy: a restore needs an empty database
+  // (the runtime would migrate it), and the doctor must report a dead dependency, not stop on it.
+  switch (command) {
+    case 'doctor':
+      process.exitCode = await (await import('./cli/doctor.js')).doctor(process.env, { json: values.json === true });
+      return;
+    case 'backup':
+      return (await import('./cli/backup.js')).backup(loadConfig(), {
+        to: option(values, 'to'),
+        includeMasterKey: values['include-master-key'] === true,
+      });
+    case 'restore':
+      return (await import('./cli/backup.js')).restore(loadConfig(), { from: option(values, 'from') });
+  }
+
+  const runtime = await createRuntime(loadConfig());
+  if (command === 'serve') return serve(runtime);
+  try {
+    const { accounts, apiKeys } = runtime.services;
+    switch (command) {
+      case 'migrate':
+        console.log(JSON.stringify({ ok: true }));
+        break;
+      case 'sweep':
+        console.log(JSON.stringify({ orphanBlobs: await runtime.orphanSweeper.sweep() }));
+        break;
+      case 'accounts create': {
+        const name = typeof values.name === 'string' ? values.name : undefined;
+        console.log(JSON.stringify(await accounts.create({ email: option(values, 'email'), plan: planOption(values), name })));
+        break;
+      }
+      case 'accounts set-plan':
+        await accounts.setPlan(option(values, 'email'), planOption(values));
+        console.log(JSON.stringify({ ok: true }));
+        break;
+      case 'keys create': {
+        const accountId = await accounts.idByEmail(option(values, 'email'));
+        const { key } = await apiKeys.create(accountId, option(values, 'name'));
+        console.log(JSON.stringify({ apiKey: key }));
+        break;
+      }
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) console.error(`linkvault: ${error.message}\n${USAGE}`);
+  else if (error instanceof ConfigError || error instanceof AppError || error instanceof CommandError) console.error(`linkvault: ${error.message}`);
+  else if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    console.error(`linkvault: ${error.message}\n${USAGE}`);
+  } else console.error('linkvault:', error);
+  process.exit(1);
+});
