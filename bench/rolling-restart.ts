@@ -20,12 +20,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { REPO_ROOT, TSX_EXEC_ARGV, runBench } from './lib/harness.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const HAPROXY = '/usr/sbin/haproxy';
 const SECONDS = Number(process.env.BENCH_SECONDS || 70);
@@ -108,14 +108,6 @@ function run(command: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs
       else reject(new Error(`${path.basename(command)} ${args.join(' ')} exited with ${code}: ${output.trim().slice(-2000)}`));
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 // ---------------------------------------------------------------- HTTP client

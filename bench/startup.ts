@@ -17,12 +17,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processCpuSeconds } from './lib/files.js';
 import { REPO_ROOT, TSX_EXEC_ARGV, formatValue, measureRss, printResult, runBench } from './lib/harness.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const TIME_BUDGET_RATIO = 3;
 const RSS_BUDGET_MIB = 110;
@@ -68,14 +68,6 @@ function run(args: string[]): Promise<void> {
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** One GET /healthz; false while nothing listens yet. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -18,6 +18,7 @@ import { listFiles, uploadFile } from '../helpers/files.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 import { requirePeer } from '../helpers/requirements.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/ports.js';
 
 interface LogLine {
   level: number;
@@ -44,14 +45,6 @@ const readiness = async (url: string) => {
   const response = await fetch(`${url}/readyz`);
   return { status: response.status, body: (await response.json()) as { ok?: boolean; degraded?: string[] } };
 };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A redis-server of the test's own on `port`, stopped with SIGKILL after the test. */
 async function startRedis(t: TestContext, port: number): Promise<ChildProcess> {

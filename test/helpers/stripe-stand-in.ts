@@ -1,10 +1,10 @@
 import http from 'node:http';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import Stripe from 'stripe';
 import { startApp, type TestApp } from './app.js';
 import { createLink } from './files.js';
+import { freePort } from './ports.js';
 
 /**
  * A local stand-in for the few Stripe endpoints linkvault calls through the official SDK
@@ -296,14 +296,6 @@ export async function startStripeStandIn(t: TestContext) {
 }
 
 export type StripeStandIn = Awaited<ReturnType<typeof startStripeStandIn>>;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * The app wired to a fresh stand-in, on a port known in advance so that PUBLIC_URL (which
