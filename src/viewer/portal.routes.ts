@@ -9,7 +9,7 @@ import type { PortalAccessService, PortalClient, PortalCookie, PortalPage } from
 import { PORTAL_SLUG_PATTERN } from '../modules/portals/portals.service.js';
 import type { Visitor } from '../modules/visits/visits.service.js';
 import type { BrandProvider } from '../modules/branding/brand.js';
-import { addVisitorPageHeaders, sendPage } from './render.js';
+import { addVisitorPageHeaders, pathNamesNothing, sendPage } from './render.js';
 import { readSessionToken, setSessionCookie, setVisitCookie } from '../core/web/visit-cookie.js';
 
 interface PortalPagesDeps {
@@ -80,7 +80,8 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
     });
   }
 
-  app.get('/:slug', { schema: { hide: true, params: SlugParams } }, async (request, reply) => {
+  app.get('/:slug', { schema: { hide: true, params: SlugParams }, attachValidation: true }, async (request, reply) => {
+    if (pathNamesNothing(request)) return portalNotFound(reply);
     const found = await portals.inspect(request.params.slug, await clientOf(request));
     return found ? renderPortal(reply, found) : portalNotFound(reply);
   });
@@ -117,7 +118,8 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalPagesDeps> = async (a
     return reply.redirect(base(slug), 303);
   });
 
-  app.get('/:slug/open/:linkId', { schema: { hide: true, params: OpenParams } }, async (request, reply) => {
+  app.get('/:slug/open/:linkId', { schema: { hide: true, params: OpenParams }, attachValidation: true }, async (request, reply) => {
+    if (pathNamesNothing(request)) return portalNotFound(reply);
     const { slug, linkId } = request.params;
     const client = await clientOf(request);
     // The link's own visit cookie is scoped to /v/<id>, out of sight here: trusting the e-mail starts a visit.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Brand } from '../modules/branding/brand.js';
 
 const eta = new Eta({
@@ -44,6 +44,18 @@ export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
 }
 
 /** The headers of every visitor page (/v, /p) and of what they load: a CSP, no framing by others, no referrer, no caching. */
+/**
+ * Whether a visitor page's path names nothing that could exist (a mistyped or cut link): such a
+ * page answers its own "not found" page rather than the API's JSON 400. The route sets
+ * `attachValidation: true`; an invalid query string or body is still the 400 it always was.
+ */
+export function pathNamesNothing(request: FastifyRequest): boolean {
+  const invalid = request.validationError as (Error & { validationContext?: string }) | undefined;
+  if (!invalid) return false;
+  if (invalid.validationContext === 'params') return true;
+  throw invalid;
+}
+
 export function addVisitorPageHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy());

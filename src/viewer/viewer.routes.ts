@@ -10,7 +10,7 @@ import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { Gate, GateState, RoomView, Visitor, VisitorPage, VisitsService } from '../modules/visits/visits.service.js';
 import type { Brand, BrandProvider } from '../modules/branding/brand.js';
-import { addVisitorPageHeaders, sendPage } from './render.js';
+import { addVisitorPageHeaders, pathNamesNothing, sendPage } from './render.js';
 import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
 
 interface ViewerDeps {
@@ -90,12 +90,18 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       maxAgeSeconds,
     );
 
+  async function renderNotFound(reply: FastifyReply) {
+    const { status, heading, text } = MESSAGES['not-found']!;
+    return sendPage(reply, { template: 'message', status, title: heading, brand: await brandFor(0), data: { heading, text } });
+  }
+
   async function renderState(reply: FastifyReply, place: Place, { link, state, shown }: VisitorPage, error?: AppError) {
     if (state.step === 'outside-room') return reply.redirect(viewerPathOf(place.roomId ?? place.linkId), 303);
     const brand = await brandFor(link?.accountId ?? 0);
     const message = MESSAGES[state.step];
-    if (message || !link) {
-      const { status, heading, text } = message ?? MESSAGES['not-found']!;
+    if (!link) return renderNotFound(reply);
+    if (message) {
+      const { status, heading, text } = message;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
     if (shown) return shown.kind === 'room' ? renderRoom(reply, shown.room, brand) : renderDocument(reply, place, shown.document, brand);
@@ -149,7 +155,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   }
 
   for (const url of onLinkAndInRoom()) {
-    app.get(url, { schema: { hide: true, params: PlaceParams, querystring: ReturnQuery } }, async (request, reply) => {
+    app.get(url, { schema: { hide: true, params: PlaceParams, querystring: ReturnQuery }, attachValidation: true }, async (request, reply) => {
+      if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
       const entered = await visits.enter(place.linkId, await visitorAt(request, place), { checkoutSessionId: request.query.session_id });
       if (entered.token && entered.state.step === 'session')

@@ -88,6 +88,12 @@ test('states: not found 404, expired 410, view limit 410', async (t) => {
   const missing = await visitor.get('/v/ThisLinkDoesNotExist1');
   assert.equal(missing.status, 404);
   assert.match(missing.text, /not found/i);
+  // A link mistyped or cut in a mail client: the same page, not the API's JSON.
+  for (const malformed of ['/v/short', '/v/ThisLinkDoesNotExist1/d/x!', '/v/%E2%98%83']) {
+    const page = await visitor.get(malformed);
+    assert.equal(page.status, 404, malformed);
+    assert.match(page.text, /<!doctype html>[\s\S]*Document not found/i, malformed);
+  }
 
   const capped = await createLink(http, 'x', 'x.txt', { maxViews: '1' });
   assert.equal((await new VisitorClient(app.url).get(`/v/${capped}`)).status, 200);

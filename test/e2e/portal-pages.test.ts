@@ -83,6 +83,9 @@ test('sign-in: a refused address says so; a code by mail; a signed, HttpOnly, pa
   assert.match(refused.text, /not allowed into this portal/);
   assert.doesNotMatch(refused.text, /dana@acme\.com|lee@acme\.com/, 'without revealing the list');
   assert.deepEqual(refused.headers.getSetCookie(), []);
+  const mistyped = await client.get('/p/Acme%20Corp');
+  assert.equal(mistyped.status, 404);
+  assert.match(mistyped.text, /<!doctype html>[\s\S]*Portal not found/i, 'a slug no portal could have is the page, not JSON');
   const malformed = await client.post('/p/acme/email', { email: 'not an address' });
   assert.equal(malformed.status, 400);
   assert.match(malformed.text, /valid e-mail/);
