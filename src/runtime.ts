@@ -187,7 +187,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   );
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
   const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
-  const orphanSweeper = createOrphanBlobSweeper({ blobs, links: createLinkRecords({ db }), log });
+  const orphanSweeper = createOrphanBlobSweeper({
+    blobs,
+    owners: [
+      { prefix: 'links/', storedKeys: createLinkRecords({ db }).storedBlobKeys },
+      { prefix: 'branding/', storedKeys: branding.storedLogoKeys },
+    ],
+    log,
+  });
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
 
   return {

@@ -9,6 +9,11 @@ export function findBranding(db: Executor, accountId: number) {
 }
 
 /** Inserts the account's row or updates the given columns of it. */
+/** The logo blobs the accounts `accountIds` point at (the orphan sweep keeps those). */
+export function findLogoKeys(db: Executor, accountIds: readonly number[]) {
+  return db.selectFrom('branding').select('logo_key').where('account_id', 'in', accountIds).where('logo_key', 'is not', null).execute();
+}
+
 export async function upsertBranding(db: Executor, accountId: number, patch: BrandingPatch, now: number): Promise<void> {
   await db
     .insertInto('branding')

@@ -10,7 +10,7 @@ import { smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/in
 import type { BlobStore } from '../../infra/storage/index.js';
 import { DEFAULT_BRAND, type Brand } from './brand.js';
 import { parseBrandingFields } from './branding-fields.js';
-import { accountIdForDomain, findBranding, markDomainVerified, upsertBranding, type BrandingPatch } from './branding.repo.js';
+import { accountIdForDomain, findBranding, findLogoKeys, markDomainVerified, upsertBranding, type BrandingPatch } from './branding.repo.js';
 import { reencodeLogo } from './logo.js';
 
 type BrandingRow = Partial<BrandingTable> | undefined;
@@ -113,6 +113,14 @@ export function createBrandingService(deps: {
   }
 
   return {
+    /** Of the accounts `ids` (as in their blob keys, `branding/<id>/…`), the logo blobs their rows point at. */
+    async storedLogoKeys(ids: readonly string[]): Promise<Set<string>> {
+      const accountIds = ids.map(Number).filter(Number.isSafeInteger);
+      if (accountIds.length === 0) return new Set();
+      const rows = await findLogoKeys(db, accountIds);
+      return new Set(rows.flatMap((row) => (row.logo_key === null ? [] : [row.logo_key])));
+    },
+
     async get(accountId: number): Promise<BrandingView> {
       return viewOf(await findBranding(db, accountId), accountId);
     },
