@@ -5,7 +5,7 @@ import { promClient } from './core/metrics.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
 import { requestLogView } from './core/request-log.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
-import type { Clock } from './db/executor.js';
+import { failureLevel, type Clock } from './db/executor.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
 import { createTxtLookup } from './infra/dns/txt-lookup.js';
 import { createJobRunner } from './infra/jobs/index.js';
@@ -84,7 +84,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const blobs = await createBlobStore(config.storage);
 
   const db = database.db;
-  const keyUsage = createKeyUsage({ db, onError: (err) => log.error({ err }, 'could not write API key usage') });
+  const keyUsage = createKeyUsage({ db, onError: (err) => log[failureLevel(err)]({ err }, 'could not write API key usage') });
   const accountRecords = createAccountRecords({ db });
   const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage, accounts: accountRecords });
   const accounts = createAccountsService({ db, clock, apiKeys });

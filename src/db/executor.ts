@@ -16,7 +16,7 @@ export function isUniqueViolation(error: unknown): boolean {
 /** Work that must commit or roll back with a change, given the change's transaction and result. */
 export type CommitsWith<T> = (trx: Executor, result: T) => Promise<void>;
 
-/** A connection to the database could not be opened (refused, timed out): raised by the pool, see kysely.ts. */
+/** The database could not be reached, or its connection broke under a query (refused, reset, timed out): see kysely.ts. */
 export class DatabaseUnreachableError extends Error {
   override name = 'DatabaseUnreachableError';
 }
@@ -30,11 +30,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && CONNECTION_LOST_CODES.has(code)) return true;
   // node-postgres's own words for a connection that died under a query.
-  return typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error/.test(message);
+  return (
+    typeof message === 'string' &&
+    /^Connection terminated|^Client has encountered a connection error|^Client was closed and is not queryable/.test(message)
+  );
 }
 
 /** The database's disk is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
 export function isDatabaseFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === '53100';
+}
+
+/** How loud a failure of background work is: a database that is away (the next run retries) is a warning, anything else a fault of ours. */
+export function failureLevel(error: unknown): 'warn' | 'error' {
+  return isDatabaseUnavailable(error) ? 'warn' : 'error';
 }

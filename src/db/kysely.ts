@@ -65,6 +65,14 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
   };
 }
 
+const SOCKET_FAILURES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED']);
+
+function asConnectionBroken(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !SOCKET_FAILURES.has(code)) return error;
+  return new DatabaseUnreachableError(`the database connection broke: ${(error as Error).message}`, { cause: error });
+}
+
 /** Told when the pool drops an idle connection that the server closed (a restart, a failover, pg_terminate_backend). */
 export type ConnectionLost = (error: Error) => void;
 
@@ -85,7 +93,16 @@ function postgresDialect(url: string, onConnectionLost: ConnectionLost): Postgre
     // 'error' event would end the process: the pool's for an idle connection, the client's own
     // for one that is checked out (a query in flight fails with its own error as well).
     created.on('error', onConnectionLost);
-    created.on('connect', (client) => client.on('error', onConnectionLost));
+    created.on('connect', (client) => {
+      client.on('error', onConnectionLost);
+      // A socket that breaks under a query surfaces as a bare `read ECONNRESET`: name it, so
+      // that it is told apart from the same code on a client's connection to us.
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const result = query(...args);
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(asConnectionBroken(error))) : result;
+      }) as typeof client.query;
+    });
     const connect = created.connect.bind(created);
     created.connect = (async () => {
       try {

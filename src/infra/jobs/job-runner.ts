@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Registry } from 'prom-client';
-import type { Clock, Executor } from '../../db/executor.js';
+import { failureLevel, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { JobRow } from '../../db/types.js';
 import { createJobMetrics } from './job-metrics.js';
@@ -206,7 +206,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const worker: Promise<void> = work(state, () => pump(state))
       .then(
         () => undefined,
-        (error: unknown) => log.error({ kind: state.name, error: describeJobError(error) }, 'job runner failed to claim or record a job'),
+        (error: unknown) =>
+          log[failureLevel(error)]({ kind: state.name, error: describeJobError(error) }, 'job runner failed to claim or record a job'),
       )
       .finally(() => {
         state.workers.delete(worker);
@@ -243,7 +244,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
 
   function prune(): void {
     pruning ??= pruneFinished()
-      .catch((error: unknown) => log.error({ error: describeJobError(error) }, 'job runner failed to delete finished jobs'))
+      .catch((error: unknown) => log[failureLevel(error)]({ error: describeJobError(error) }, 'job runner failed to delete finished jobs'))
       .finally(() => {
         pruning = undefined;
       });

@@ -1,5 +1,6 @@
 import { scheduledJob } from '../../core/periodic-job.js';
 import type { BlobEntry, BlobStore } from '../../infra/storage/index.js';
+import { failureLevel } from '../../db/executor.js';
 
 /**
  * A module whose rows point at blobs under `prefix`, each keyed `<prefix><owner id>/…`
@@ -28,7 +29,7 @@ const BATCH = 500;
 export function createOrphanBlobSweeper(deps: {
   blobs: Pick<BlobStore, 'entries' | 'delete'>;
   owners: BlobOwner[];
-  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   /** Wall-clock time, compared with the store's modification times (default Date.now). */
   now?: () => number;
   intervalMs?: number;
@@ -71,7 +72,7 @@ export function createOrphanBlobSweeper(deps: {
 
   return {
     sweep,
-    ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'orphan-file sweep failed')),
+    ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log[failureLevel(err)]({ err }, 'orphan-file sweep failed')),
   };
 }
 

@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Clock, type CommitsWith } from '../../db/executor.js';
+import { failureLevel, isUniqueViolation, type Clock, type CommitsWith } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
 import { scheduledJob } from '../../core/periodic-job.js';
@@ -22,7 +22,7 @@ export interface Outcome<T> {
 export function createIdempotencyService(deps: {
   db: Db;
   clock: Clock;
-  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }) {
   const { db, clock, log } = deps;
 
@@ -73,7 +73,7 @@ export function createIdempotencyService(deps: {
     },
 
     sweep,
-    ...scheduledJob(sweep, 3_600_000, (err) => log.error({ err }, 'idempotency-key sweep failed')),
+    ...scheduledJob(sweep, 3_600_000, (err) => log[failureLevel(err)]({ err }, 'idempotency-key sweep failed')),
   };
 }
 

@@ -1,5 +1,6 @@
 import { scheduledJob } from '../../core/periodic-job.js';
 import type { LinksService } from './links.service.js';
+import { failureLevel } from '../../db/executor.js';
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +12,7 @@ const DAY_MS = 86_400_000;
 export function createExpiredBlobSweeper(deps: {
   links: Pick<LinksService, 'purgeExpiredBlobs'>;
   retentionDays: number;
-  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   intervalMs?: number;
 }) {
   const { links, retentionDays, log } = deps;
@@ -19,5 +20,5 @@ export function createExpiredBlobSweeper(deps: {
     const purged = await links.purgeExpiredBlobs(retentionDays * DAY_MS);
     if (purged > 0) log.info({ purged }, 'deleted the files of long-expired links');
   };
-  return scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'expired-file sweep failed'));
+  return scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log[failureLevel(err)]({ err }, 'expired-file sweep failed'));
 }

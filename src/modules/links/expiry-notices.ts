@@ -1,4 +1,4 @@
-import type { Clock } from '../../db/executor.js';
+import { failureLevel, type Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { scheduledJob } from '../../core/periodic-job.js';
@@ -16,7 +16,7 @@ export function createExpiryNotices(deps: {
   db: Db;
   clock: Clock;
   events: EventRecorder;
-  log: { error(obj: object, msg?: string): void };
+  log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   intervalMs?: number;
 }) {
   const { db, clock, events, log } = deps;
@@ -39,7 +39,7 @@ export function createExpiryNotices(deps: {
 
   return {
     recordNewlyExpired,
-    ...scheduledJob(recordNewlyExpired, deps.intervalMs ?? 60_000, (err) => log.error({ err }, 'could not record link expiries')),
+    ...scheduledJob(recordNewlyExpired, deps.intervalMs ?? 60_000, (err) => log[failureLevel(err)]({ err }, 'could not record link expiries')),
   };
 }
 

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Clock } from '../../db/executor.js';
+import { failureLevel, type Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { scheduledJob } from '../../core/periodic-job.js';
 import type { PortalAccessService } from '../portals/portal-access.service.js';
@@ -18,7 +18,7 @@ export const LAPSED_ACCESS_GRACE_MS = 86_400_000;
 export function createLapsedAccessSweeper(deps: {
   db: Db;
   clock: Clock;
-  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   portalSessions: Pick<PortalAccessService, 'deleteExpiredSessions'>;
   intervalMs?: number;
   batchSize?: number;
@@ -49,6 +49,6 @@ export function createLapsedAccessSweeper(deps: {
 
   return {
     sweep,
-    ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log.error({ err }, 'lapsed-access sweep failed')),
+    ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log[failureLevel(err)]({ err }, 'lapsed-access sweep failed')),
   };
 }
