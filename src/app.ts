@@ -9,7 +9,7 @@ import { guardApi } from './core/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
 import { withUniqueOperationIds } from './core/openapi.js';
-import { schemaCompilers } from './core/validation.js';
+import { refuseNulInJson, schemaCompilers } from './core/validation.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
@@ -42,6 +42,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
+  app.removeContentTypeParser('application/json');
+  refuseNulInJson(app);
   registerErrorHandling(app);
   if (config.metricsToken && runtime.metrics) registerMetrics(app, config.metricsToken, runtime.metrics);
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).

@@ -1,4 +1,5 @@
-import type { FastifySchema, FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import { badRequest } from './errors.js';
 import type SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type AjvFormats from 'ajv-formats';
@@ -125,3 +126,27 @@ export const schemaCompilers: SchemaController = {
     },
   },
 };
+
+/** Whether any string in a parsed JSON value holds U+0000. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item));
+  return false;
+}
+
+/**
+ * JSON bodies through Fastify's own parser (its prototype-poisoning checks included), refusing
+ * text with U+0000: PostgreSQL cannot store it in a text column and SQLite would, so it is a
+ * 400 on both rather than a 500 on one.
+ */
+export function refuseNulInJson(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    void parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) return done(error);
+      if (holdsNul(value)) return done(badRequest('Text in the request must not contain the NUL character (U+0000)'));
+      done(null, value);
+    });
+  });
+}

@@ -486,3 +486,20 @@ test('a portal path with a slug no portal could have: forms are a 400, pages the
   }
   assert.equal((await fetch(`${app.url}/p/no-such-portal`)).status, 404, 'a well-formed slug without a portal is the same not-found page');
 });
+
+test('text holding U+0000 is a 400 on every database, never a 500 from PostgreSQL', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('business');
+  const refused = await http.post('/api/api-keys', { name: 'a\u0000b' });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.match(refused.body.error, /NUL character/);
+  assert.equal((await http.post('/api/client-portals', { name: 'P', slug: 'nul-portal', allowedEmails: ['x\u0000@example.com'] })).status, 400);
+  assert.equal((await http.post('/api/api-keys', { name: 'plain' })).status, 200);
+  const { apiKey } = await app.createAccount('business');
+  const poisoned = await fetch(`${app.url}/api/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: '{"name": "a", "__proto__": {"x": 1}}',
+  });
+  assert.equal(poisoned.status, 400, 'prototype poisoning is still refused');
+});
