@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseFull, isDatabaseUnavailable } from '../db/executor.js';
+import { isDatabaseFull, isDatabaseUnavailable, isUnstorableText } from '../db/executor.js';
 import { StorageUnavailableError } from '../infra/storage/index.js';
-import { AppError, insufficientStorage, serviceUnavailable } from './errors.js';
+import { AppError, badRequest, insufficientStorage, serviceUnavailable } from './errors.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -56,8 +56,10 @@ function abandonedByClient(request: FastifyRequest): boolean {
   return !request.raw.complete && request.raw.destroyed;
 }
 
-/** A dependency's failure that the client should hear about as such (and may retry), rather than as our 500. */
-function dependencyFailure(error: Error): AppError | undefined {
+/** A failure that is not ours: the request's text, or a dependency the client should hear about as such (and may retry). */
+function knownFailure(error: Error): AppError | undefined {
+  // JSON bodies are checked as they are parsed (refuseNulInJson); this catches text from anywhere else.
+  if (isUnstorableText(error)) return badRequest('Text in the request must not contain the NUL character (U+0000)');
   if (isDatabaseUnavailable(error)) return serviceUnavailable('The database is unavailable right now; try again in a moment', 1);
   if (error instanceof StorageUnavailableError) return serviceUnavailable('File storage cannot be reached right now; try again in a moment', 1);
   const code = (error as NodeJS.ErrnoException).code;
@@ -78,7 +80,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.info({ err: error }, 'request abandoned: the client closed the connection before its body arrived');
       return reply.code(400).send({ error: 'The connection closed before the whole request body arrived' });
     }
-    const known = error instanceof AppError ? error : dependencyFailure(error);
+    const known = error instanceof AppError ? error : knownFailure(error);
     if (known) {
       // A 503 (a feature not configured, a dependency away) is a known state, not a fault of ours.
       if (known.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');

@@ -36,6 +36,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** PostgreSQL refused text it cannot store (U+0000, or bytes that are not UTF-8): the request's fault. */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
+}
+
 /** The database's disk is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
 export function isDatabaseFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
