@@ -12,21 +12,22 @@
  *     (native code, files read beside their modules, or loaded only when configured);
  *   - every other file under src/ (templates, CSS, …), copied as is: a new one needs no
  *     change here;
- *   - the viewer's browser script (src/viewer/client/viewer.ts) bundled once, where the
- *     compiled src/viewer/assets.ts serves it from.
+ *   - each browser script (src/viewer/client/viewer.ts, src/dashboard/client/owner-pages.ts)
+ *     bundled once, where its compiled assets module serves it from.
  * dist/ is emptied first, so a file moved or deleted in src/ cannot linger in it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { bundleViewerScript, PREBUILT_VIEWER_SCRIPT } from '../src/viewer/assets.js';
+import { OWNER_PAGES_SCRIPT } from '../src/dashboard/assets.js';
+import { bundleBrowserScript, VIEWER_SCRIPT } from '../src/viewer/assets.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = path.join(ROOT, 'src');
 const DIST = path.resolve(ROOT, process.argv[2] ?? 'dist');
-/** The folder of src/viewer/assets.ts: its compiled copy looks for the bundle beside itself. */
-const VIEWER_ASSETS_DIR = 'viewer';
+/** The browser scripts: each names its source and where (under src/, so under dist/) its bundle belongs. */
+const BROWSER_SCRIPTS = [VIEWER_SCRIPT, OWNER_PAGES_SCRIPT];
 
 /** Packages bundled into dist/vendor/ (see above); their own imports must be bundled or external too. */
 const BUNDLED = ['kysely', 'typebox', '@fastify/type-provider-typebox'];
@@ -80,11 +81,15 @@ for (const file of assets) {
   fs.mkdirSync(path.dirname(path.join(DIST, file)), { recursive: true });
   fs.copyFileSync(path.join(SRC, file), path.join(DIST, file));
 }
-const viewerScript = path.join(DIST, VIEWER_ASSETS_DIR, PREBUILT_VIEWER_SCRIPT);
-fs.mkdirSync(path.dirname(viewerScript), { recursive: true });
-fs.writeFileSync(viewerScript, await bundleViewerScript());
+const bundled: string[] = [];
+for (const script of BROWSER_SCRIPTS) {
+  const bundle = path.join(DIST, path.relative(SRC, script.prebuilt));
+  fs.mkdirSync(path.dirname(bundle), { recursive: true });
+  fs.writeFileSync(bundle, await bundleBrowserScript(script.source));
+  bundled.push(path.relative(ROOT, bundle));
+}
 
 console.log(
   `build: ${modules.length} modules compiled, ${assets.length} files copied, ` +
-    `${path.relative(ROOT, viewerScript)} bundled, in ${Math.round(performance.now() - started)} ms`,
+    `${bundled.join(', ')} bundled, in ${Math.round(performance.now() - started)} ms`,
 );

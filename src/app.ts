@@ -10,6 +10,13 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeNotFou
 import { registerMetrics } from './core/metrics.js';
 import { withUniqueOperationIds } from './core/openapi.js';
 import { refuseNulInJson, schemaCompilers } from './core/validation.js';
+import { ownerSessionCookie } from './core/web/owner-session-cookie.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { oidcRoutes } from './modules/auth/oidc.routes.js';
+import { membersRoutes } from './modules/members/members.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { twoFactorRoutes } from './modules/two-factor/two-factor.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
@@ -24,6 +31,8 @@ import { stripePagesRoutes } from './viewer/stripe-pages.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { registerViewerAssets } from './viewer/assets.js';
+import { registerOwnerPagesAssets } from './dashboard/assets.js';
+import { ownerPagesRoutes } from './dashboard/owner-pages.routes.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
 import { portalRoutes } from './viewer/portal.routes.js';
 import type { Runtime } from './runtime.js';
@@ -56,6 +65,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
 
   // Cookies are parsed only where visitors are (the /v and /p pages, checkout): the rest of the
   // API skips the cookie hooks. Visit cookies are signed with a key derived from the master key.
+  const sessionCookie = ownerSessionCookie(config.publicUrl);
+  const publicOrigin = new URL(config.publicUrl).origin;
   const visitCookies = { secret: Buffer.from(hkdfSync('sha256', runtime.masterKey, '', 'linkvault visit cookies', 32)).toString('base64') };
 
   await app.register(swagger, {
@@ -68,8 +79,18 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'lvk_… API key' } } },
-      security: [{ apiKey: [] }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'lvk_… API key' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: sessionCookie.name,
+            description: 'A signed-in person (POST /api/auth/sign-in); changes also need the X-CSRF-Token header from GET /api/me',
+          },
+        },
+      },
+      security: [{ apiKey: [] }, { session: [] }],
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject ? withUniqueOperationIds(documentObject.openapiObject) : documentObject.swaggerObject,
@@ -91,7 +112,23 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      api.addHook('onRequest', guardApi({ keys: services.apiKeys, counter: runtime.counter, perMinute: config.rateLimitPerMinute }));
+      api.addHook(
+        'onRequest',
+        guardApi({
+          keys: services.apiKeys,
+          sessions: services.sessions,
+          sessionCookie: sessionCookie.name,
+          publicOrigin,
+          counter: runtime.counter,
+          perMinute: config.rateLimitPerMinute,
+          require2fa: config.require2fa,
+        }),
+      );
+      await api.register(authRoutes, { auth: services.auth, cookie: sessionCookie, publicOrigin });
+      await api.register(sessionsRoutes, { prefix: '/sessions', sessions: services.sessions });
+      await api.register(twoFactorRoutes, { prefix: '/me/two-factor', twoFactor: services.twoFactor, cookie: sessionCookie });
+      await api.register(membersRoutes, { members: services.members, invitations: services.invitations });
+      await api.register(auditRoutes, { audit: services.audit });
       await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
       // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.
       await api.register(async (fileRoutes) => {
@@ -145,6 +182,19 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     paymentsConfigured: config.stripeSecretKey !== undefined,
   });
   await registerViewerAssets(app);
+  // Sign-in, setup, invitations, resets and /app: pages whose forms call the API above.
+  await registerOwnerPagesAssets(app);
+  await app.register(ownerPagesRoutes, {
+    auth: services.auth,
+    sessions: services.sessions,
+    brandFor: services.branding.brandFor,
+    accountForHost: services.branding.accountForDomain,
+    sessionCookie: sessionCookie.name,
+    signup: config.signup,
+    singleSignOn: config.oidc !== undefined,
+  });
+  // OpenID Connect: browser redirects, not JSON API (404 when OIDC_ISSUER is unset).
+  await app.register(oidcRoutes, { oidc: services.oidc, cookie: sessionCookie });
   await app.register(async (visitorPages) => {
     await visitorPages.register(cookie, visitCookies);
     await visitorPages.register(portalRoutes, {

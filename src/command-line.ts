@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import { CommandError } from './cli/command-error.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './core/errors.js';
+import { isRole, ROLES, type Role } from './core/permissions.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
+import { commandLineSource } from './modules/audit/audit.service.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 const USAGE = `usage: linkvault <command>
@@ -11,6 +13,10 @@ const USAGE = `usage: linkvault <command>
   accounts create --email E --plan ${PLANS.join('|')} [--name N]
   accounts set-plan --email E --plan P
   keys create --email E --name N
+  setup-link                                         print a fresh link that creates the first owner
+  users create --email E --account-email A --role owner|admin|member [--name N]
+                                                     add a person to an account; prints a one-time sign-in link (a day)
+  users reset-2fa --email E                          turn off a person's two-factor sign-in and recovery codes (a lost phone)
   backup --to DIR [--include-master-key]             copy the database and the blobs into a new, empty DIR
   restore --from DIR                                 restore a backup into an empty DATA_DIR and database
   doctor [--json]                                    check configuration, database, storage, mail, Redis, key
@@ -38,6 +44,14 @@ async function serve(runtime: Runtime): Promise<void> {
   const { stopGracefully } = await import('./shutdown.js');
   stopGracefully(app, runtime);
   await app.listen({ port: runtime.config.port, host: runtime.config.host });
+  // A fresh install has nobody to sign in: the operator opens this once (DESIGN §8, first run).
+  if (await runtime.services.auth.needsSetup()) runtime.log.info(`Create the first owner: ${await runtime.services.auth.setupLink()}`);
+}
+
+function roleOption(values: Record<string, string | boolean | undefined>): Role {
+  const role = option(values, 'role');
+  if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return role;
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -51,6 +65,8 @@ async function run(argv: string[]): Promise<void> {
       to: { type: 'string' },
       from: { type: 'string' },
       'include-master-key': { type: 'boolean' },
+      'account-email': { type: 'string' },
+      role: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -60,7 +76,20 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const command = positionals.join(' ') || 'serve';
-  const known = ['serve', 'migrate', 'accounts create', 'accounts set-plan', 'keys create', 'backup', 'restore', 'doctor', 'sweep'];
+  const known = [
+    'serve',
+    'migrate',
+    'accounts create',
+    'accounts set-plan',
+    'keys create',
+    'setup-link',
+    'users create',
+    'users reset-2fa',
+    'backup',
+    'restore',
+    'doctor',
+    'sweep',
+  ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   // Maintenance commands build only what they check or copy: a restore needs an empty database
@@ -98,9 +127,27 @@ async function run(argv: string[]): Promise<void> {
         await accounts.setPlan(option(values, 'email'), planOption(values));
         console.log(JSON.stringify({ ok: true }));
         break;
+      case 'setup-link':
+        console.log(await runtime.services.auth.setupLink());
+        break;
+      case 'users create': {
+        const name = typeof values.name === 'string' ? values.name : undefined;
+        const link = await runtime.services.auth.addPersonByOperator({
+          email: option(values, 'email'),
+          name,
+          accountEmail: option(values, 'account-email'),
+          role: roleOption(values),
+        });
+        console.log(JSON.stringify({ signInLink: link }));
+        break;
+      }
+      case 'users reset-2fa':
+        await runtime.services.twoFactor.resetByOperator(option(values, 'email'));
+        console.log(JSON.stringify({ ok: true }));
+        break;
       case 'keys create': {
         const accountId = await accounts.idByEmail(option(values, 'email'));
-        const { key } = await apiKeys.create(accountId, option(values, 'name'));
+        const { key } = await apiKeys.create(commandLineSource(accountId), option(values, 'name'));
         console.log(JSON.stringify({ apiKey: key }));
         break;
       }

@@ -54,6 +54,19 @@ export interface Config {
   eventConcurrency: number;
   /** LibreOffice's `soffice`, which turns Office documents into PDF; undefined: looked up on PATH. */
   sofficePath: string | undefined;
+  /** The plan of an account created at first run or by sign-up: a self-hosted install owns every feature. */
+  defaultPlan: 'free' | 'professional' | 'business';
+  /** Who may create a new account: nobody, people with an invitation (to an existing one), or anyone who confirms an e-mail. */
+  signup: 'closed' | 'invite' | 'open';
+  /** A session unused this long ends. */
+  sessionIdleDays: number;
+  /** A session ends this long after sign-in, used or not. */
+  sessionAbsoluteDays: number;
+  /** Owners and admins must turn on two-factor sign-in before they can do anything else. */
+  require2fa: boolean;
+  /** OpenID Connect single sign-on; undefined when OIDC_ISSUER is unset. */
+  oidc: { issuer: string; clientId: string; clientSecret: string; autoJoinDomains: string[] } | undefined;
+  auditRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -150,6 +163,29 @@ function dnsServers(env: Env): string[] {
   return servers;
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+  return raw as T;
+}
+
+function oidc(env: Env): Config['oidc'] {
+  const issuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
+  if (!issuer) return undefined;
+  const clientId = env.OIDC_CLIENT_ID;
+  const clientSecret = env.OIDC_CLIENT_SECRET;
+  if (!clientId || !clientSecret) throw new ConfigError('OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET');
+  const autoJoinDomains = (env.OIDC_AUTO_JOIN_DOMAINS ?? '')
+    .split(',')
+    .map((domain) => domain.trim().toLowerCase())
+    .filter((domain) => domain !== '');
+  if (!autoJoinDomains.every((domain) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domain))) {
+    throw new ConfigError('OIDC_AUTO_JOIN_DOMAINS must be a comma-separated list of domain names (example.com,example.org)');
+  }
+  return { issuer: issuer.href, clientId, clientSecret, autoJoinDomains };
+}
+
 function metricsToken(env: Env): string | undefined {
   const raw = env.METRICS_TOKEN;
   if (raw === undefined || raw === '') return undefined;
@@ -202,5 +238,12 @@ export function loadConfig(env: Env = process.env): Config {
     eventMaxAttempts: integer(env, 'EVENT_MAX_ATTEMPTS', 8, 1, 50),
     sofficePath: env.SOFFICE_PATH || undefined,
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
+    defaultPlan: oneOf(env, 'DEFAULT_PLAN', ['free', 'professional', 'business'] as const, 'business'),
+    signup: oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'invite'),
+    sessionIdleDays: integer(env, 'SESSION_IDLE_DAYS', 7, 1, 365),
+    sessionAbsoluteDays: integer(env, 'SESSION_ABSOLUTE_DAYS', 30, 1, 365),
+    require2fa: flag(env, 'REQUIRE_2FA'),
+    oidc: oidc(env),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
   };
 }

@@ -42,6 +42,16 @@ import { createPortalsService } from './modules/portals/portals.service.js';
 import { createSharingService } from './modules/sharing/sharing.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
+import { createAuditLog } from './modules/audit/audit.service.js';
+import { createAuditRetention } from './modules/audit/audit-retention.js';
+import { createAuthService } from './modules/auth/auth.service.js';
+import { createSignInThrottle } from './modules/auth/sign-in-throttle.js';
+import { createOidcService } from './modules/auth/oidc.service.js';
+import { createInvitationsService } from './modules/members/invitations.service.js';
+import { createMembersService } from './modules/members/members.service.js';
+import { createSessionsService } from './modules/sessions/sessions.service.js';
+import { createUsersService } from './modules/users/users.service.js';
+import { createTwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { createOtpService } from './modules/visits/otp.service.js';
 import { createVisitsService } from './modules/visits/visits.service.js';
 
@@ -86,8 +96,20 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const db = database.db;
   const keyUsage = createKeyUsage({ db, onError: (err) => log[failureLevel(err)]({ err }, 'could not write API key usage') });
   const accountRecords = createAccountRecords({ db });
-  const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage, accounts: accountRecords });
+  const audit = createAuditLog({ db, clock });
+  const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage, accounts: accountRecords, audit });
   const accounts = createAccountsService({ db, clock, apiKeys });
+  const users = createUsersService({ db, clock });
+  const sessions = createSessionsService({
+    db,
+    precompile: database.precompile,
+    clock,
+    masterKey,
+    idleDays: config.sessionIdleDays,
+    absoluteDays: config.sessionAbsoluteDays,
+    log,
+  });
+  const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
   const branding = createBrandingService({
@@ -99,10 +121,11 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     systemFrom: config.mailFrom,
     allowPrivateSmtp: config.allowPrivateSmtp,
     lookupTxt: createTxtLookup({ servers: config.dnsServers }),
+    audit,
   });
-  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase });
+  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase, audit });
   const stripe = await createStripeClient(config);
-  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords });
+  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords, audit });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect });
   const idempotency = createIdempotencyService({ db, clock, log });
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });
@@ -116,6 +139,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     masterKey,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     accounts: accountRecords,
+    audit,
   });
   const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload] });
   const downloads = createDownloadsService({ db, clock, reader, links, events });
@@ -136,12 +160,47 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     mailBrandFor: branding.mailBrandFor,
     accounts: accountRecords,
   });
+  const invitations = createInvitationsService({ db, clock, publicUrl: config.publicUrl, audit, notify: notifications });
+  const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, audit });
+  const auth = createAuthService({
+    db,
+    clock,
+    publicUrl: config.publicUrl,
+    defaultPlan: config.defaultPlan,
+    signup: config.signup,
+    users,
+    members,
+    invitations,
+    sessions,
+    accounts: { ...accountRecords, open: accounts.open },
+    audit,
+    throttle: createSignInThrottle(counter),
+    mail: notifications,
+    secondFactor: twoFactor,
+  });
+  // openid-client is loaded only when single sign-on is configured.
+  const oidc = config.oidc
+    ? createOidcService({
+        db,
+        clock,
+        masterKey,
+        publicUrl: config.publicUrl,
+        settings: config.oidc,
+        openid: await import('openid-client'),
+        auth,
+        users,
+        members,
+        invitations,
+        accounts: accountRecords,
+        audit,
+      })
+    : undefined;
   const otp = createOtpService({ db, clock, counter });
   const accessRequestRecords = createAccessRequestRecords({ db });
   const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications, events, accessRequests: accessRequestRecords });
   const documents = createDocumentsService({ reader, clock, visits });
-  const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events });
-  const sharing = createSharingService({ links, notify: notifications });
+  const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
+  const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
   const portalAccess = createPortalAccessService({ db, clock, otp, visits, notify: notifications });
   const checkout = createCheckoutService({
@@ -196,6 +255,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     log,
   });
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
+  const auditRetention = createAuditRetention({ audit, clock, retentionDays: config.auditRetentionDays, log });
 
   return {
     config,
@@ -213,10 +273,19 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     mailer,
     expiryNotices,
     accessSweeper,
+    auditRetention,
     orphanSweeper,
     services: {
       apiKeys,
       accounts,
+      audit,
+      users,
+      sessions,
+      members,
+      invitations,
+      auth,
+      twoFactor,
+      oidc,
       branding,
       links,
       sharing,
@@ -245,7 +314,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       blobSweeper.start();
       orphanSweeper.start();
       accessSweeper.start();
+      auditRetention.start();
       idempotency.start();
+      sessions.startSweeper();
     },
     async close() {
       await keyUsage.stop();
@@ -255,7 +326,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await blobSweeper.stop();
       await orphanSweeper.stop();
       await accessSweeper.stop();
+      await auditRetention.stop();
       await idempotency.stop();
+      await sessions.stopSweeper();
       await blobs.close();
       await counter.close();
       redis?.disconnect();

@@ -17,7 +17,7 @@ import type { AutocannonOptions, AutocannonResult } from 'autocannon';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Plan } from '../../src/core/plans.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
 
 export type { AutocannonOptions, AutocannonResult } from 'autocannon';
 
@@ -30,6 +30,8 @@ export interface RunningLinkvault {
   apiKey: string;
   accountId: number;
   dataDir: string;
+  /** the services, for set-up a benchmark cannot do over HTTP (a person with a password) */
+  services: Runtime['services'];
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startLinkvault(
       apiKey,
       accountId,
       dataDir,
+      services: runtime.services,
       async close() {
         await started.close();
         await runtime.close();

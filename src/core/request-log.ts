@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 
 /** Query parameters whose value is a credential: download tokens, checkout sessions, codes, keys. */
-const SECRET_PARAMETER = /token|secret|session|passw|key|code|sig|auth|credential/i;
+const SECRET_PARAMETER = /token|secret|session|passw|key|code|sig|auth|credential|signup/i;
+/** Paths that carry a credential: an invitation's token. */
+const SECRET_PATH = /^(\/invite\/)[^/?#]+/;
 const REDACTED = '[redacted]';
 
 function parameterName(pair: string): string {
@@ -13,8 +15,9 @@ function parameterName(pair: string): string {
   }
 }
 
-/** The URL as the log may keep it: the value of every secret-looking query parameter replaced. */
-export function redactUrl(url: string): string {
+/** The URL as the log may keep it: the value of every secret-looking query parameter, and a token in the path, replaced. */
+export function redactUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SECRET_PATH, `$1${REDACTED}`);
   const queryAt = url.indexOf('?');
   if (queryAt === -1) return url;
   const pairs = url

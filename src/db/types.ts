@@ -338,6 +338,89 @@ export interface IdempotentRequestsTable {
   created_at: number;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  /** lower-cased */
+  email: string;
+  name: string;
+  password_hash: string | null;
+  /** sealed under the master key (context `users.totp_secret:<id>`) */
+  totp_secret: string | null;
+  /** set once a code from the secret was confirmed: two-factor is on */
+  totp_confirmed_at: number | null;
+  created_at: number;
+  last_sign_in_at: number | null;
+  disabled_at: number | null;
+}
+
+export interface MembershipsTable {
+  user_id: number;
+  account_id: number;
+  /** owner | admin | member */
+  role: string;
+  created_at: number;
+}
+
+export interface InvitationsTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  role: string;
+  token_hash: string;
+  invited_by: number | null;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the id in the cookie */
+  id_hash: string;
+  /** how the API names the session (listing, revoking); never the cookie's id */
+  public_id: string;
+  user_id: number;
+  /** the account the person is working in now */
+  account_id: number;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  ip: string;
+  user_agent: string;
+}
+
+export interface SignInTokensTable {
+  token_hash: string;
+  /** setup | magic-link | password-reset | sign-up | sign-in-link */
+  purpose: string;
+  email: string | null;
+  user_id: number | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  account_id: number | null;
+  at: number;
+  /** user | api_key | system */
+  actor_type: string;
+  actor_id: number | null;
+  actor_label: string;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  /** JSON object; never a secret */
+  details: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -367,7 +450,19 @@ export interface Database {
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
+  sessions: SessionsTable;
+  sign_in_tokens: SignInTokensTable;
+  recovery_codes: RecoveryCodesTable;
+  audit_log: AuditLogTable;
 }
+
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
 
 export type VisitRow = Selectable<VisitsTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;

@@ -8,43 +8,52 @@ import type { FastifyInstance } from 'fastify';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** This file is the build output (dist/…/assets.js), not the TypeScript source run through tsx. */
 const runningCompiled = import.meta.url.endsWith('.js');
-/** Where `npm run build` writes the bundled viewer script, relative to this file's folder. */
-export const PREBUILT_VIEWER_SCRIPT = path.join('assets', 'viewer.js');
-let viewerScript: Promise<string> | undefined;
+/** The viewer's browser script, and where `npm run build` writes its bundle: beside this file's compiled copy. */
+export const VIEWER_SCRIPT = { source: path.join(here, 'client', 'viewer.ts'), prebuilt: path.join(here, 'assets', 'viewer.js') };
+const bundles = new Map<string, Promise<string>>();
 
 /**
- * viewer.ts bundled by esbuild, in memory. `npm run build` writes this to PREBUILT_VIEWER_SCRIPT;
- * from source (tsx: tests, `npm run dev`) it runs once per process, so there is no stale copy.
+ * A browser script and what it imports, bundled by esbuild in memory. `npm run build` writes
+ * each to its `prebuilt` place; from source (tsx: tests, `npm run dev`) it runs once per process
+ * and entry point, so there is no stale copy.
  */
-export function bundleViewerScript(): Promise<string> {
-  viewerScript ??= import('esbuild')
-    .then(({ build }) =>
-      build({
-        entryPoints: [path.join(here, 'client', 'viewer.ts')],
-        bundle: true,
-        format: 'esm',
-        target: 'es2020',
-        minify: true,
-        write: false,
-        logLevel: 'silent',
-      }),
-    )
-    .then((result) => result.outputFiles[0]!.text);
-  return viewerScript;
+export function bundleBrowserScript(entryPoint: string): Promise<string> {
+  let bundle = bundles.get(entryPoint);
+  if (!bundle) {
+    bundle = import('esbuild')
+      .then(({ build }) =>
+        build({ entryPoints: [entryPoint], bundle: true, format: 'esm', target: 'es2020', minify: true, write: false, logLevel: 'silent' }),
+      )
+      .then((result) => result.outputFiles[0]!.text);
+    bundles.set(entryPoint, bundle);
+  }
+  return bundle;
+}
+
+/**
+ * A family of pages' stylesheet and browser script, served as /assets/<file name> from our
+ * origin. The script is the bundle `npm run build` wrote beside the compiled code, or, from
+ * source, bundled now.
+ */
+export async function servePageAssets(app: FastifyInstance, files: { stylesheet: string; script: { source: string; prebuilt: string } }) {
+  const css = readFileSync(files.stylesheet, 'utf8');
+  const script = runningCompiled ? readFileSync(files.script.prebuilt, 'utf8') : await bundleBrowserScript(files.script.source);
+  const cacheControl = 'public, max-age=3600';
+
+  app.get(`/assets/${path.basename(files.stylesheet)}`, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', cacheControl).send(css),
+  );
+  app.get(`/assets/${path.basename(files.script.prebuilt)}`, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', cacheControl).send(script),
+  );
 }
 
 /** The visitor pages' own assets and pdf.js, all from our origin. */
 export async function registerViewerAssets(app: FastifyInstance): Promise<void> {
-  const css = readFileSync(path.join(here, 'assets', 'viewer.css'), 'utf8');
-  const script = runningCompiled ? readFileSync(path.join(here, PREBUILT_VIEWER_SCRIPT), 'utf8') : await bundleViewerScript();
-  const cacheControl = 'public, max-age=3600';
-
-  app.get('/assets/viewer.css', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('cache-control', cacheControl).send(css),
-  );
-  app.get('/assets/viewer.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', cacheControl).send(script),
-  );
+  await servePageAssets(app, {
+    stylesheet: path.join(here, 'assets', 'viewer.css'),
+    script: VIEWER_SCRIPT,
+  });
 
   const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
   await app.register(async (scope) => {

@@ -5,45 +5,58 @@ import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Brand } from '../modules/branding/brand.js';
 
-const eta = new Eta({
-  views: path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates'),
-  autoEscape: true,
-  cache: true,
-});
+const VIEWER_TEMPLATES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
+/** The layout every page shares (brand colours, the nonce'd style block), from the viewer's templates. */
+const layouts = new Eta({ views: VIEWER_TEMPLATES, autoEscape: true, cache: true });
 
-export interface PageOptions {
-  template: 'message' | 'gate' | 'document' | 'room' | 'portal-access' | 'portal-links';
+type ViewerTemplate = 'message' | 'gate' | 'document' | 'room' | 'portal-access' | 'portal-links';
+
+export interface PageOptions<Template extends string = ViewerTemplate> {
+  template: Template;
   status?: number;
   title: string;
   brand: Brand;
   data: Record<string, unknown>;
-  /** whether the page needs viewer.js */
+  /** whether the page needs its renderer's script */
   script?: boolean;
 }
 
-/**
- * Renders a visitor page. Every value is escaped by the template engine; the one inline
- * style block (the brand's colours) is allowed by a per-response CSP nonce.
- */
-export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
-  const nonce = randomBytes(16).toString('base64');
-  const body = eta.render(`./${page.template}`, page.data);
-  const html = eta.render('./layout', {
-    title: page.title,
-    brand: page.brand,
-    nonce,
-    body,
-    page: page.template,
-    script: page.script ?? false,
-  });
-  return reply
-    .code(page.status ?? 200)
-    .header('content-security-policy', contentSecurityPolicy(nonce))
-    .type('text/html; charset=utf-8')
-    .send(html);
+/** What a family of pages loads from our origin besides the layout. */
+export interface PageAssets {
+  stylesheets: string[];
+  script: string;
 }
 
-/** The headers of every visitor page (/v, /p) and of what they load: a CSP, no framing by others, no referrer, no caching. */
+/**
+ * A renderer of pages whose bodies are the templates in `views`, inside the shared layout.
+ * Every value is escaped by the template engine; the one inline style block (the brand's
+ * colours) is allowed by a per-response CSP nonce.
+ */
+export function createPageRenderer<Template extends string>(views: string, assets: PageAssets) {
+  const bodies = views === VIEWER_TEMPLATES ? layouts : new Eta({ views, autoEscape: true, cache: true });
+  return function sendPage(reply: FastifyReply, page: PageOptions<Template>): FastifyReply {
+    const nonce = randomBytes(16).toString('base64');
+    const body = bodies.render(`./${page.template}`, page.data);
+    const html = layouts.render('./layout', {
+      title: page.title,
+      brand: page.brand,
+      nonce,
+      body,
+      page: page.template,
+      stylesheets: assets.stylesheets,
+      script: page.script ? assets.script : null,
+    });
+    return reply
+      .code(page.status ?? 200)
+      .header('content-security-policy', contentSecurityPolicy(nonce))
+      .type('text/html; charset=utf-8')
+      .send(html);
+  };
+}
+
+/** Renders a visitor page (/v, /p, the Stripe return pages). */
+export const sendPage = createPageRenderer<ViewerTemplate>(VIEWER_TEMPLATES, { stylesheets: ['/assets/viewer.css'], script: '/assets/viewer.js' });
+
 /**
  * Whether a visitor page's path names nothing that could exist (a mistyped or cut link): such a
  * page answers its own "not found" page rather than the API's JSON 400. The route sets
@@ -56,6 +69,7 @@ export function pathNamesNothing(request: FastifyRequest): boolean {
   throw invalid;
 }
 
+/** The headers of every visitor page (/v, /p) and of what they load: a CSP, no framing by others, no referrer, no caching. */
 export function addVisitorPageHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy());

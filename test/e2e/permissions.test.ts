@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
-import type { HttpClient } from '../helpers/http.js';
+import { operationsOf } from '../helpers/operations.js';
 
 type Plan = 'free' | 'professional' | 'business';
 const RANK: Record<Plan, number> = { free: 0, professional: 1, business: 2 };
@@ -15,36 +15,31 @@ const PUBLIC_OPERATIONS = new Set([
   'GET /api/links/{id}/download-original',
   'POST /api/stripe/checkout-download/{linkId}',
   'POST /api/stripe/webhook',
+  // Signing in: nobody is signed in yet.
+  'POST /api/auth/setup',
+  'POST /api/auth/sign-in',
+  'POST /api/auth/sign-out',
+  'POST /api/auth/magic-link',
+  'POST /api/auth/magic-link/confirm',
+  'POST /api/auth/password-reset',
+  'POST /api/auth/password-reset/confirm',
+  'POST /api/auth/sign-up',
+  'POST /api/auth/sign-up/confirm',
+  'POST /api/invitations/accept',
+  'GET /auth/oidc/start',
+  'GET /auth/oidc/callback',
+]);
+/** A signed-in person's own things: a key (of a plan the API admits) is refused with 403. */
+const SESSION_ONLY_OPERATIONS = new Set([
+  'POST /api/auth/switch-account',
+  'GET /api/sessions',
+  'DELETE /api/sessions/{id}',
+  'POST /api/me/two-factor',
+  'POST /api/me/two-factor/confirm',
+  'DELETE /api/me/two-factor',
 ]);
 function requiredPlan(path: string): Plan {
   return /^\/api\/(integrations|branding)(\/|$)/.test(path) ? 'business' : 'professional';
-}
-
-interface Operation {
-  method: string;
-  template: string;
-  /** the path with an id no account has in each parameter, integer or base62 as its schema says */
-  path: string;
-}
-
-interface OpenApiOperation {
-  parameters?: Array<{ in: string; name: string; schema?: { type?: string } }>;
-}
-
-/** Every operation of the OpenAPI document, as the spec's clients would call it. */
-async function operationsOf(http: HttpClient): Promise<Operation[]> {
-  const document = (await http.get('/api/openapi.json')).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-  return Object.entries(document.paths).flatMap(([template, item]) =>
-    Object.entries(item)
-      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-      .map(([method, operation]) => {
-        const types = new Map((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.schema?.type]));
-        const path = template.replace(/\{(\w+)\}/g, (_match, name: string) =>
-          types.get(name) === 'integer' ? '2147483000' : 'Zq9Zq9Zq9Zq9Zq9Zq9Zq9Z',
-        );
-        return { method: method.toUpperCase(), template, path };
-      }),
-  );
 }
 
 /** The same path with the first letter of every literal segment percent-encoded (`/api/%69ntegrations`). */
@@ -89,6 +84,12 @@ test('permission walk: every OpenAPI operation, every plan, plain and percent-en
         const refusedForPlan = response.status === 403 && /plan or higher/.test(String(response.body?.error));
         const shouldRefuse = RANK[plan] < RANK[requiredPlan(template)];
         assert.equal(refusedForPlan, shouldRefuse, `${label} answered ${response.status} ${JSON.stringify(response.body)}`);
+        if (!shouldRefuse && SESSION_ONLY_OPERATIONS.has(operation)) {
+          assert.equal(response.status, 403, label);
+          assert.match(String(response.body?.error), /signed-in person, not an API key/, label);
+          checked += 1;
+          continue;
+        }
         if (!shouldRefuse) assert.ok(![401, 403].includes(response.status), `${label} answered ${response.status}`);
         checked += 1;
       }

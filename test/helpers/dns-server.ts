@@ -7,6 +7,7 @@ const TYPE_TXT = 16;
 const CLASS_IN = 1;
 const RCODE_NXDOMAIN = 3;
 const RCODE_FORMERR = 1;
+const RCODE_SERVFAIL = 2;
 
 export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for DNS_SERVERS */
@@ -15,6 +16,8 @@ export interface TestDnsServer {
   txt: Map<string, string[]>;
   /** Every name asked, in order. */
   queries: string[];
+  /** While true, every question is answered SERVFAIL, as by a resolver that cannot reach the zone. */
+  failing: boolean;
 }
 
 /** The question's name and where the question section ends; null when the packet is malformed. */
@@ -54,7 +57,7 @@ function txtRecord(value: string): Buffer {
   return Buffer.concat([head, rdata]);
 }
 
-function answer(query: Buffer, txt: Map<string, string[]>, queries: string[]): Buffer {
+function answer(query: Buffer, server: TestDnsServer): Buffer {
   const question = readQuestion(query);
   const header = Buffer.alloc(12);
   query.copy(header, 0, 0, 2); // the id
@@ -65,8 +68,13 @@ function answer(query: Buffer, txt: Map<string, string[]>, queries: string[]): B
     header.writeUInt16BE(responseFlags | RCODE_FORMERR, 2);
     return header;
   }
-  queries.push(question.name);
-  const values = txt.get(question.name);
+  server.queries.push(question.name);
+  if (server.failing) {
+    header.writeUInt16BE(responseFlags | RCODE_SERVFAIL, 2);
+    header.writeUInt16BE(1, 4);
+    return Buffer.concat([header, query.subarray(12, question.end)]);
+  }
+  const values = server.txt.get(question.name);
   const records = values && question.type === TYPE_TXT ? values.map(txtRecord) : [];
   header.writeUInt16BE(responseFlags | (values ? 0 : RCODE_NXDOMAIN), 2);
   header.writeUInt16BE(1, 4);
@@ -76,13 +84,12 @@ function answer(query: Buffer, txt: Map<string, string[]>, queries: string[]): B
 
 /** A DNS server on 127.0.0.1 (UDP, random port) answering TXT questions from `txt`; closed after the test. */
 export async function startDnsServer(t: TestContext): Promise<TestDnsServer> {
-  const txt = new Map<string, string[]>();
-  const queries: string[] = [];
   const socket = dgram.createSocket('udp4');
-  socket.on('message', (query, peer) => socket.send(answer(query, txt, queries), peer.port, peer.address));
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => socket.close(() => resolve())));
-  return { address: `127.0.0.1:${(socket.address() as AddressInfo).port}`, txt, queries };
+  const server: TestDnsServer = { address: `127.0.0.1:${(socket.address() as AddressInfo).port}`, txt: new Map(), queries: [], failing: false };
+  socket.on('message', (query, peer) => socket.send(answer(query, server), peer.port, peer.address));
+  return server;
 }
 
 /** Claims `domain` for the account and proves it through `dns`, as its owner would; answers the verify response. */

@@ -36,19 +36,41 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        child.stdout.off('data', onData);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return { child, url, exited };
+  // Everything the server writes, kept from its first byte, so a line logged right after another is never missed.
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+
+  /** The first match of `pattern` in what the server wrote, waiting for it up to `timeoutMs`. */
+  function waitForOutput(pattern: RegExp, timeoutMs = 120_000): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (!match) return;
+        stop();
+        resolve(match);
+      };
+      const onExit = (code: number | null) => {
+        stop();
+        reject(new Error(`server exited with ${code}: ${output}`));
+      };
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`no ${pattern} in the server's output within ${timeoutMs} ms: ${output}`));
+      }, timeoutMs);
+      const stop = () => {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        child.stderr.off('data', check);
+        child.off('exit', onExit);
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.on('exit', onExit);
+      check();
+    });
+  }
+
+  const [, url] = await waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  return { child, url: url!, exited, waitForOutput };
 }

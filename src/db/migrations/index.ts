@@ -13,6 +13,7 @@ import * as purchaseTokens from './0011-purchase-tokens.js';
 import * as jobs from './0012-jobs.js';
 import * as boundedLists from './0013-bounded-lists.js';
 import * as idempotentRequests from './0014-idempotent-requests.js';
+import * as people from './0015-people.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012-jobs': jobs,
   '0013-bounded-lists': boundedLists,
   '0014-idempotent-requests': idempotentRequests,
+  '0015-people': people,
 };
 
 export const migrationProvider: MigrationProvider = {

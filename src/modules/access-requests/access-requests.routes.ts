@@ -64,7 +64,7 @@ export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: A
     },
     handler: async (request: FastifyRequest<{ Params: { id: string; requestId: number }; Body: { status: Decision } }>) => {
       const { id, requestId } = request.params;
-      const status = await accessRequests.decide(principalOf(request).accountId, id, requestId, request.body.status);
+      const status = await accessRequests.decide(principalOf(request), id, requestId, request.body.status);
       return { ok: true, status };
     },
   });

@@ -3,6 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
+import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
 import { countPendingRequests, decideAccessRequest, findAccessRequest, insertAccessRequest, listAccessRequests } from './access-requests.repo.js';
@@ -36,8 +37,9 @@ export function createAccessRequestsService(deps: {
   links: Pick<LinksService, 'ownLink'>;
   notify: DecisionNotifier;
   events: EventRecorder;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, links, notify, events } = deps;
+  const { db, clock, links, notify, events, audit } = deps;
 
   async function linkRequiringApproval(accountId: number, linkId: string): Promise<LinkRow> {
     const link = await links.ownLink(accountId, linkId, { live: false });
@@ -58,7 +60,8 @@ export function createAccessRequestsService(deps: {
       }));
     },
 
-    async decide(accountId: number, linkId: string, requestId: number, decision: Decision): Promise<Decision> {
+    async decide(source: ChangeSource, linkId: string, requestId: number, decision: Decision): Promise<Decision> {
+      const { accountId } = source;
       const link = await linkRequiringApproval(accountId, linkId);
       await db.transaction().execute(async (trx) => {
         if (!(await decideAccessRequest(trx, linkId, requestId, decision, clock()))) throw notFound(`Access request ${requestId}`);
@@ -69,6 +72,15 @@ export function createAccessRequestsService(deps: {
           linkId,
           payload: { linkName: link.name, email: decided.email, ip: decided.visitor_ip },
         });
+        await audit.record(
+          source,
+          {
+            action: 'access_request.decided',
+            target: { type: 'access_request', id: requestId },
+            details: { decision, email: decided.email, linkId },
+          },
+          trx,
+        );
         await notify.accessDecided(link, decided, decision, trx);
       });
       return decision;

@@ -34,3 +34,9 @@ export async function lockAccount(db: Executor, accountId: number): Promise<void
 export function findAccountById(db: Executor, id: number): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** The first account made on this install (the one auto-joined by single sign-on). */
+export async function findFirstAccountId(db: Executor): Promise<number | undefined> {
+  const row = await db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}

@@ -3,7 +3,8 @@ import type { Clock, Executor } from '../../db/executor.js';
 import { unprocessable, notFound } from '../../core/errors.js';
 import type { Plan } from '../../core/plans.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { findAccountByEmail, findAccountById, insertAccount, lockAccount, updateAccountPlan } from './accounts.repo.js';
+import { commandLineSource } from '../audit/audit.service.js';
+import { findAccountByEmail, findAccountById, findFirstAccountId, insertAccount, lockAccount, updateAccountPlan } from './accounts.repo.js';
 
 /**
  * The accounts table as other modules use it: read one account, or hold its lock for the rest
@@ -13,6 +14,8 @@ export function createAccountRecords(deps: { db: Db }) {
   const { db } = deps;
   return {
     byId: (accountId: number, executor: Executor = db) => findAccountById(executor, accountId),
+    byEmail: (email: string, executor: Executor = db) => findAccountByEmail(executor, email.trim().toLowerCase()),
+    firstId: (executor: Executor = db) => findFirstAccountId(executor),
     lock: (trx: Executor, accountId: number) => lockAccount(trx, accountId),
   };
 }
@@ -27,8 +30,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pic
       const email = input.email.trim().toLowerCase();
       if (await findAccountByEmail(db, email)) throw unprocessable(`An account with e-mail ${email} already exists`);
       const accountId = await insertAccount(db, { email, name: input.name ?? null, plan: input.plan, createdAt: clock() });
-      const { key } = await apiKeys.create(accountId, 'default');
+      const { key } = await apiKeys.create(commandLineSource(accountId), 'default');
       return { accountId, apiKey: key };
+    },
+
+    /** A new account for a person who signs up or sets up the install; no API key until they make one. */
+    async open(input: { email: string; plan: Plan; name: string }, executor: Executor = db): Promise<number> {
+      const email = input.email.trim().toLowerCase();
+      if (await findAccountByEmail(executor, email)) throw unprocessable(`An account with e-mail ${email} already exists`);
+      return insertAccount(executor, { email, name: input.name, plan: input.plan, createdAt: clock() });
     },
 
     async setPlan(email: string, plan: Plan) {

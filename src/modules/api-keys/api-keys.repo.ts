@@ -5,11 +5,11 @@ import type { ApiKeyRow, Database, NewApiKey } from '../../db/types.js';
 
 /** The live key with this hash, with its account's current plan: compiled once, run per request. */
 export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
-  return precompile<{ id: number; account_id: number; plan: string }, [keyHash: string]>(1, (keyHash) =>
+  return precompile<{ id: number; account_id: number; name: string; plan: string }, [keyHash: string]>(1, (keyHash) =>
     db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'accounts.plan'])
+      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'accounts.plan'])
       .where('api_keys.key_hash', '=', keyHash)
       .where('api_keys.active', '=', sql.lit(1))
       .where('api_keys.revoked_at', 'is', null),
@@ -63,27 +63,28 @@ export async function insertKey(db: Executor, key: NewApiKey): Promise<number> {
   return row.id;
 }
 
-/** Flips active ⇄ inactive; a revoked key is not found. Returns the new state. */
-export async function toggleKey(db: Executor, accountId: number, keyId: number): Promise<boolean | undefined> {
+/** Flips active ⇄ inactive; a revoked key is not found. Returns the key's name and new state. */
+export async function toggleKey(db: Executor, accountId: number, keyId: number): Promise<{ name: string; active: boolean } | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set((eb) => ({ active: eb(eb.val(1), '-', eb.ref('active')) }))
     .where('id', '=', keyId)
     .where('account_id', '=', accountId)
     .where('revoked_at', 'is', null)
-    .returning('active')
+    .returning(['name', 'active'])
     .executeTakeFirst();
-  return row === undefined ? undefined : row.active === 1;
+  return row === undefined ? undefined : { name: row.name, active: row.active === 1 };
 }
 
-export async function revokeKey(db: Executor, accountId: number, keyId: number, now: number): Promise<boolean> {
+/** Returns the name of the key revoked, or undefined when the account has no such usable key. */
+export async function revokeKey(db: Executor, accountId: number, keyId: number, now: number): Promise<string | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set({ active: 0, revoked_at: now })
     .where('id', '=', keyId)
     .where('account_id', '=', accountId)
     .where('revoked_at', 'is', null)
-    .returning('id')
+    .returning('name')
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.name;
 }

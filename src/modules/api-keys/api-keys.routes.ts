@@ -15,11 +15,13 @@ const MaskedApiKey = Type.Object({
 });
 
 const tags = ['API keys'];
+const manage = { area: 'api-keys' } as const;
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService }> = async (app, { apiKeys }) => {
   app.get(
     '',
     {
+      config: manage,
       schema: {
         tags,
         operationId: 'listApiKeys',
@@ -33,6 +35,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
   app.post(
     '',
     {
+      config: manage,
       schema: {
         tags,
         operationId: 'createApiKey',
@@ -49,7 +52,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
       },
     },
     async (request) => {
-      const created = await apiKeys.create(principalOf(request).accountId, request.body.name);
+      const created = await apiKeys.create(principalOf(request), request.body.name);
       return { api_key: created, message: 'API key created. Copy it now: it will not be shown again.' };
     },
   );
@@ -57,6 +60,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
   app.route({
     method: ['PUT', 'POST'],
     url: '/:id/toggle',
+    config: manage,
     schema: {
       tags,
       operationId: 'toggleApiKey',
@@ -65,7 +69,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
       response: { 200: Type.Object({ active: Type.Boolean(), message: Type.String() }), ...authErrors, 404: ErrorBody },
     },
     handler: async (request) => {
-      const active = await apiKeys.toggle(principalOf(request).accountId, request.params.id);
+      const active = await apiKeys.toggle(principalOf(request), request.params.id);
       return { active, message: active ? 'API key activated' : 'API key deactivated' };
     },
   });
@@ -73,6 +77,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
   app.delete(
     '/:id',
     {
+      config: manage,
       schema: {
         tags,
         operationId: 'revokeApiKey',
@@ -82,7 +87,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
       },
     },
     async (request) => {
-      await apiKeys.revoke(principalOf(request).accountId, request.params.id);
+      await apiKeys.revoke(principalOf(request), request.params.id);
       return { message: 'API key revoked' };
     },
   );

@@ -1,10 +1,12 @@
 import type { Db } from '../../db/kysely.js';
 import type { Clock } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
+import type { Identity } from '../../core/auth.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
@@ -24,14 +26,15 @@ export function createApiKeysService(deps: {
   clock: Clock;
   usage: Pick<KeyUsage, 'record' | 'unwritten'>;
   accounts: Pick<AccountRecords, 'lock'>;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, precompile, clock, usage, accounts } = deps;
+  const { db, precompile, clock, usage, accounts, audit } = deps;
   const findLiveKey = keyLookup(db, precompile);
   const listUsableKeys = usableKeysLister(db, precompile);
   const principals = createPrincipalCache(clock);
   return {
     /** The key's account and plan, or null for a malformed, unknown, inactive or revoked key. */
-    async authenticate(presentedKey: string) {
+    async authenticate(presentedKey: string): Promise<Identity | null> {
       if (!API_KEY_PATTERN.test(presentedKey)) return null;
       // Looked up by SHA-256: timing only reveals the hash, and a hash reveals nothing of the key.
       const keyHash = sha256Hex(presentedKey);
@@ -39,10 +42,17 @@ export function createApiKeysService(deps: {
       if (!principal) {
         const [row] = await findLiveKey(keyHash);
         if (!row) return null;
-        principal = { apiKeyId: row.id, accountId: row.account_id, plan: row.plan };
+        // A key acts with the owner's rights, as the spec's API always has.
+        principal = {
+          accountId: row.account_id,
+          plan: row.plan,
+          role: 'owner',
+          via: 'key',
+          actor: { type: 'api_key', id: row.id, label: `API key ${row.name}` },
+        };
         principals.set(keyHash, principal);
       }
-      usage.record(principal.apiKeyId, clock());
+      usage.record(principal.actor.id, clock());
       return principal;
     },
 
@@ -63,14 +73,15 @@ export function createApiKeysService(deps: {
       });
     },
 
-    async create(accountId: number, name: string) {
+    async create(source: ChangeSource, name: string) {
+      const { accountId } = source;
       const key = API_KEY_PREFIX + randomBase62(40);
       const id = await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, accountId);
         if ((await countUsableKeys(trx, accountId)) >= MAX_KEYS_PER_ACCOUNT) {
           throw unprocessable(`An account may hold at most ${MAX_KEYS_PER_ACCOUNT} API keys; delete one first`);
         }
-        return insertKey(trx, {
+        const keyId = await insertKey(trx, {
           account_id: accountId,
           name,
           key_hash: sha256Hex(key),
@@ -78,19 +89,29 @@ export function createApiKeysService(deps: {
           active: 1,
           created_at: clock(),
         });
+        await audit.record(source, { action: 'api_key.created', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
+        return keyId;
       });
       return { id, name, key };
     },
 
-    async toggle(accountId: number, keyId: number) {
-      const active = await toggleKey(db, accountId, keyId);
-      if (active === undefined) throw notFound(`API key ${keyId}`);
+    async toggle(source: ChangeSource, keyId: number) {
+      const active = await db.transaction().execute(async (trx) => {
+        const toggled = await toggleKey(trx, source.accountId, keyId);
+        if (toggled === undefined) throw notFound(`API key ${keyId}`);
+        await audit.record(source, { action: 'api_key.toggled', target: { type: 'api_key', id: keyId }, details: toggled }, trx);
+        return toggled.active;
+      });
       principals.forgetKey(keyId);
       return active;
     },
 
-    async revoke(accountId: number, keyId: number) {
-      if (!(await revokeKey(db, accountId, keyId, clock()))) throw notFound(`API key ${keyId}`);
+    async revoke(source: ChangeSource, keyId: number) {
+      await db.transaction().execute(async (trx) => {
+        const name = await revokeKey(trx, source.accountId, keyId, clock());
+        if (name === undefined) throw notFound(`API key ${keyId}`);
+        await audit.record(source, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
+      });
       principals.forgetKey(keyId);
     },
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../../core/auth.js';
+import type { Identity } from '../../core/auth.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -9,23 +9,23 @@ const MAX_ENTRIES = 10_000;
  * kept, so random keys cannot fill it.
  */
 export function createPrincipalCache(clock: () => number, ttlMs = 1000) {
-  const entries = new Map<string, { principal: Principal; until: number }>();
-  const forgetWhere = (matches: (principal: Principal) => boolean) => {
+  const entries = new Map<string, { principal: Identity; until: number }>();
+  const forgetWhere = (matches: (principal: Identity) => boolean) => {
     for (const [hash, entry] of entries) if (matches(entry.principal)) entries.delete(hash);
   };
   return {
-    get(keyHash: string): Principal | undefined {
+    get(keyHash: string): Identity | undefined {
       const entry = entries.get(keyHash);
       if (!entry) return undefined;
       if (entry.until > clock()) return entry.principal;
       entries.delete(keyHash);
       return undefined;
     },
-    set(keyHash: string, principal: Principal): void {
+    set(keyHash: string, principal: Identity): void {
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       entries.set(keyHash, { principal, until: clock() + ttlMs });
     },
-    forgetKey: (apiKeyId: number) => forgetWhere((principal) => principal.apiKeyId === apiKeyId),
+    forgetKey: (apiKeyId: number) => forgetWhere((principal) => principal.actor.id === apiKeyId),
     forgetAccount: (accountId: number) => forgetWhere((principal) => principal.accountId === accountId),
   };
 }

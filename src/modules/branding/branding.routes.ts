@@ -79,7 +79,7 @@ async function readBrandingForm(request: FastifyRequest): Promise<{ fields: Reco
 }
 
 /** Branding is a business-plan feature. */
-const businessOnly = { plan: 'business' } as const;
+const businessOnly = { plan: 'business', area: 'branding' } as const;
 
 export const brandingRoutes: FastifyPluginAsyncTypebox<{ branding: BrandingService }> = async (app, { branding }) => {
   app.get(
@@ -106,7 +106,7 @@ export const brandingRoutes: FastifyPluginAsyncTypebox<{ branding: BrandingServi
     },
     async (request) => {
       const { fields, logo } = await readBrandingForm(request);
-      return { ok: true, ...(await branding.update(principalOf(request).accountId, fields, logo)) };
+      return { ok: true, ...(await branding.update(principalOf(request), fields, logo)) };
     },
   );
 
@@ -124,7 +124,7 @@ missing or holds another value, or when another account verified the domain firs
         response: { 200: Type.Object({ ok: Type.Boolean(), ...BrandingSettings.properties }), ...authErrors, 422: ErrorBody },
       },
     },
-    async (request) => ({ ok: true, ...(await branding.verifyDomain(principalOf(request).accountId)) }),
+    async (request) => ({ ok: true, ...(await branding.verifyDomain(principalOf(request))) }),
   );
 
   app.delete(
@@ -134,7 +134,7 @@ missing or holds another value, or when another account verified the domain firs
       schema: { tags, operationId: 'deleteBrandingLogo', summary: 'Remove the custom logo', response: { 200: OkBody, ...authErrors } },
     },
     async (request) => {
-      await branding.removeLogo(principalOf(request).accountId);
+      await branding.removeLogo(principalOf(request));
       return { ok: true };
     },
   );

@@ -8,6 +8,7 @@ import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { TxtLookupError, type TxtLookup } from '../../infra/dns/txt-lookup.js';
 import { smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/index.js';
 import type { BlobStore } from '../../infra/storage/index.js';
+import { changedFields, type AuditEvent, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { DEFAULT_BRAND, type Brand } from './brand.js';
 import { parseBrandingFields } from './branding-fields.js';
 import { accountIdForDomain, findBranding, findLogoKeys, markDomainVerified, upsertBranding, type BrandingPatch } from './branding.repo.js';
@@ -19,6 +20,20 @@ const passwordContext = (accountId: number) => `branding.smtp_password:${account
 const logoPath = (accountId: number, logoKey: string) => `/branding/${accountId}/${logoKey.slice(logoKey.lastIndexOf('/') + 1)}`;
 /** Where the owner of a claimed domain proves it: a TXT record only someone controlling its DNS can create. */
 const verificationRecordName = (domain: string) => `_linkvault.${domain}`;
+
+/** The fields of the account's own mail server and sender, audited as `smtp.updated`; the rest is `branding.updated`. */
+const MAIL_FIELDS = new Set(['smtp_host', 'smtp_port', 'smtp_encryption', 'smtp_username', 'smtp_password', 'from_email', 'from_name']);
+
+/** What an update changes, for the audit log: the fields sent with their new values (the SMTP password only as set or not). */
+function settingsChanges(patch: BrandingPatch, smtpPassword: string | null | undefined, logo: boolean): AuditEvent[] {
+  const brand: Record<string, unknown> = logo ? { logo: 'uploaded' } : {};
+  const mail: Record<string, unknown> = smtpPassword === undefined ? {} : { smtp_password: smtpPassword };
+  for (const [field, value] of Object.entries(patch)) (MAIL_FIELDS.has(field) ? mail : brand)[field] = value;
+  const events: AuditEvent[] = [];
+  if (Object.keys(brand).length > 0) events.push({ action: 'branding.updated', details: changedFields(brand) });
+  if (Object.keys(mail).length > 0) events.push({ action: 'smtp.updated', details: changedFields(mail, ['smtp_password']) });
+  return events;
+}
 
 function brandOf(row: BrandingRow, accountId: number): Brand {
   return {
@@ -80,8 +95,9 @@ export function createBrandingService(deps: {
   allowPrivateSmtp: boolean;
   /** Reads the TXT record that proves a custom domain. */
   lookupTxt: TxtLookup;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, blobs, masterKey, publicUrl, systemFrom, allowPrivateSmtp, lookupTxt } = deps;
+  const { db, clock, blobs, masterKey, publicUrl, systemFrom, allowPrivateSmtp, lookupTxt, audit } = deps;
   const publicHost = new URL(publicUrl).hostname;
 
   /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
@@ -126,8 +142,10 @@ export function createBrandingService(deps: {
     },
 
     /** Applies the fields present (and a new logo, if sent); answers the settings as they now are. */
-    async update(accountId: number, fields: Record<string, unknown>, logo?: Buffer): Promise<BrandingView> {
+    async update(source: ChangeSource, fields: Record<string, unknown>, logo?: Buffer): Promise<BrandingView> {
+      const { accountId } = source;
       const { patch, smtpPassword, customDomain } = parseBrandingFields(fields);
+      const changes = settingsChanges(patch, smtpPassword, logo !== undefined);
       if (patch.smtp_host && !allowPrivateSmtp) {
         const refusal = smtpHostRefusal(patch.smtp_host);
         if (refusal) throw unprocessable(`The SMTP host is refused: ${refusal}. The account's mail server must be reachable at a public address`);
@@ -137,9 +155,15 @@ export function createBrandingService(deps: {
       }
       const previous = await findBranding(db, accountId);
       if (customDomain !== undefined) Object.assign(patch, await customDomainPatch(accountId, customDomain, previous));
+      if (patch.custom_domain_pending) changes.push({ action: 'custom_domain.claimed', details: { domain: patch.custom_domain_pending } });
+      const previousDomain = previous?.custom_domain ?? previous?.custom_domain_pending;
+      if (customDomain === null && previousDomain) changes.push({ action: 'custom_domain.removed', details: { domain: previousDomain } });
       if (logo) patch.logo_key = await storeLogo(accountId, logo);
       try {
-        await upsertBranding(db, accountId, patch, clock());
+        await db.transaction().execute(async (trx) => {
+          await upsertBranding(trx, accountId, patch, clock());
+          for (const change of changes) await audit.record(source, { ...change, target: { type: 'account', id: accountId } }, trx);
+        });
       } catch (error) {
         if (patch.logo_key) await blobs.delete(patch.logo_key);
         throw error;
@@ -152,7 +176,8 @@ export function createBrandingService(deps: {
      * Verifies the account's pending custom domain by its TXT record and makes it the account's
      * domain; 422 naming the record expected when it is not there.
      */
-    async verifyDomain(accountId: number): Promise<BrandingView> {
+    async verifyDomain(source: ChangeSource): Promise<BrandingView> {
+      const { accountId } = source;
       const row = await findBranding(db, accountId);
       const domain = row?.custom_domain_pending;
       const token = row?.custom_domain_token;
@@ -178,13 +203,23 @@ export function createBrandingService(deps: {
       const outcome = await markDomainVerified(db, accountId, { domain, token }, clock());
       if (outcome === 'taken') throw unprocessable(`The domain ${domain} is already used by another account`);
       if (outcome === 'changed') throw unprocessable('The custom domain changed while it was being verified: verify again');
+      // Recorded after the change: a unique violation inside a transaction would end it on PostgreSQL.
+      await audit.record(source, { action: 'custom_domain.verified', target: { type: 'account', id: accountId }, details: { domain } });
       return viewOf(await findBranding(db, accountId), accountId);
     },
 
-    async removeLogo(accountId: number): Promise<void> {
+    async removeLogo(source: ChangeSource): Promise<void> {
+      const { accountId } = source;
       const row = await findBranding(db, accountId);
       if (!row?.logo_key) return;
-      await upsertBranding(db, accountId, { logo_key: null }, clock());
+      await db.transaction().execute(async (trx) => {
+        await upsertBranding(trx, accountId, { logo_key: null }, clock());
+        await audit.record(
+          source,
+          { action: 'branding.updated', target: { type: 'account', id: accountId }, details: changedFields({ logo: null }) },
+          trx,
+        );
+      });
       await blobs.delete(row.logo_key);
     },
 

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
@@ -171,12 +169,10 @@ test("PUBLIC_URL's host, its subdomains and IP addresses are refused; /tls/ask a
 });
 
 test('a DNS server that cannot answer is a 422 asking to try again', async (t) => {
-  // A port nothing listens on: the lookup is refused at once.
-  const closed = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => closed.bind(0, '127.0.0.1', resolve));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => closed.close(resolve));
-  const app = await startApp(t, { env: { DNS_SERVERS: `127.0.0.1:${port}` } });
+  // A server that answers SERVFAIL, not a freed port: another test's DNS server may bind that port again.
+  const dns = await startDnsServer(t);
+  dns.failing = true;
+  const app = await startApp(t, { env: { DNS_SERVERS: dns.address } });
   const { http: owner } = await app.createAccount('business');
   await owner.post('/api/branding', { custom_domain: 'docs.acme.example' });
   const response = await owner.post('/api/branding/domain/verify');

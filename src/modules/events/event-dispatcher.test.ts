@@ -5,6 +5,7 @@ import { createJobRunner, listJobs, type JobRunnerDeps } from '../../infra/jobs/
 import type { Db } from '../../db/kysely.js';
 import { insertAccount } from '../accounts/accounts.repo.js';
 import { createAccountRecords } from '../accounts/accounts.service.js';
+import { createAuditLog } from '../audit/audit.service.js';
 import { createIntegrationsService } from '../integrations/integrations.service.js';
 import { insertIntegration } from '../integrations/integrations.repo.js';
 import {
@@ -46,6 +47,7 @@ async function setup(t: TestContext, integrations = 1) {
       masterKey: Buffer.alloc(32),
       allowPrivateWebhooks: true,
       accounts: createAccountRecords({ db: executor }),
+      audit: createAuditLog({ db: executor, clock: () => clock.now }),
     });
   const events = createEventsService({ clock: () => clock.now, jobs: queue, integrations: integrationsOf(db) });
   const record = (linkName = 'deck.pdf', executor = db) =>

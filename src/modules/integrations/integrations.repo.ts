@@ -40,9 +40,9 @@ export async function insertIntegration(
 }
 
 /** Deletes the account's integration (its pending deliveries go with it); false if it has none with this id. */
-export async function deleteIntegration(db: Executor, accountId: number, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('integrations').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+/** Answers the type and channel of the integration deleted, or undefined when the account has none with this id. */
+export function deleteIntegration(db: Executor, accountId: number, id: number) {
+  return db.deleteFrom('integrations').where('id', '=', id).where('account_id', '=', accountId).returning(['type', 'channel']).executeTakeFirst();
 }
 
 /** The ids of the account's enabled integrations: an event gets one delivery for each. */

@@ -6,7 +6,7 @@ import type { IntegrationsService } from './integrations.service.js';
 
 const tags = ['Integrations'];
 /** Chat integrations are a business-plan feature. */
-const businessOnly = { plan: 'business' } as const;
+const businessOnly = { plan: 'business', area: 'integrations' } as const;
 const IntegrationTypeSchema = Type.Union([Type.Literal('slack'), Type.Literal('teams')]);
 
 /** The webhook URL is a secret: it is write-only and never part of any response. */
@@ -56,7 +56,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<{ integrations: Integ
     },
     async (request) => {
       const { type, config } = request.body;
-      const id = await integrations.create(principalOf(request).accountId, { type, webhookUrl: config.webhook_url, channel: config.channel ?? '' });
+      const id = await integrations.create(principalOf(request), { type, webhookUrl: config.webhook_url, channel: config.channel ?? '' });
       return { ok: true, id };
     },
   );
@@ -74,7 +74,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<{ integrations: Integ
       },
     },
     async (request) => {
-      await integrations.remove(principalOf(request).accountId, request.params.id);
+      await integrations.remove(principalOf(request), request.params.id);
       return { ok: true };
     },
   );

@@ -4,6 +4,7 @@ import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
 import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import {
   countIntegrations,
   deleteIntegration,
@@ -25,8 +26,9 @@ export function createIntegrationsService(deps: {
   masterKey: Buffer;
   allowPrivateWebhooks: boolean;
   accounts: Pick<AccountRecords, 'lock'>;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, masterKey, allowPrivateWebhooks, accounts } = deps;
+  const { db, clock, masterKey, allowPrivateWebhooks, accounts, audit } = deps;
   return {
     /** The account's enabled integrations, read in the event's transaction: each gets a delivery. */
     enabledIds: (accountId: number, executor: Executor = db) => listEnabledIntegrationIds(executor, accountId),
@@ -57,25 +59,38 @@ export function createIntegrationsService(deps: {
       }));
     },
 
-    async create(accountId: number, input: { type: IntegrationType; webhookUrl: string; channel: string }): Promise<number> {
+    async create(source: ChangeSource, input: { type: IntegrationType; webhookUrl: string; channel: string }): Promise<number> {
+      const { accountId } = source;
       const webhookUrl = assertProviderWebhookUrl(input.type, input.webhookUrl.trim(), allowPrivateWebhooks);
+      const channel = input.channel.trim();
       return db.transaction().execute(async (trx) => {
         await accounts.lock(trx, accountId);
         if ((await countIntegrations(trx, accountId)) >= MAX_INTEGRATIONS_PER_ACCOUNT) {
           throw unprocessable(`An account may hold at most ${MAX_INTEGRATIONS_PER_ACCOUNT} integrations; delete one first`);
         }
-        return insertIntegration(trx, {
+        const id = await insertIntegration(trx, {
           accountId,
           type: input.type,
-          channel: input.channel.trim(),
+          channel,
           webhookUrlSealed: seal(masterKey, webhookUrl, webhookUrlContext(accountId)),
           now: clock(),
         });
+        // The webhook URL is a secret (sealed at rest): the entry names the integration, never its URL.
+        await audit.record(
+          source,
+          { action: 'integration.created', target: { type: 'integration', id }, details: { type: input.type, channel } },
+          trx,
+        );
+        return id;
       });
     },
 
-    async remove(accountId: number, id: number): Promise<void> {
-      if (!(await deleteIntegration(db, accountId, id))) throw notFound(`Integration ${id}`);
+    async remove(source: ChangeSource, id: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const deleted = await deleteIntegration(trx, source.accountId, id);
+        if (!deleted) throw notFound(`Integration ${id}`);
+        await audit.record(source, { action: 'integration.deleted', target: { type: 'integration', id }, details: deleted }, trx);
+      });
     },
   };
 }

@@ -79,8 +79,8 @@ test('counts per tab follow inserts, deletes and the clock, within the hour and 
   assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 1, expired: 3 });
   assert.deepEqual(await countLinks(db, accountId, NOW + 8 * 24 * HOUR), { active: 0, expired: 4 });
 
-  assert.equal(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'expiringinaweek001')), true);
-  assert.equal(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'othersaccountlink1')), false);
+  assert.ok(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'expiringinaweek001')));
+  assert.equal(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'othersaccountlink1')), undefined);
   assert.deepEqual(await countLinks(db, accountId, NOW), { active: 2, expired: 1 });
   assert.deepEqual(await countLinks(db, other, NOW), { active: 1, expired: 0 });
   assert.deepEqual(await countLinks(db, await seedAccount(db), NOW), { active: 0, expired: 0 });

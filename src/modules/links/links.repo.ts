@@ -1,6 +1,6 @@
 import { PostgresAdapter, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import type { LinksTable, NewLink } from '../../db/types.js';
+import type { LinkRow, LinksTable, NewLink } from '../../db/types.js';
 import { EXPIRATIONS } from './link-settings.js';
 
 export type LinkTab = 'active' | 'expired';
@@ -138,12 +138,17 @@ export async function replaceLinkFile(db: Executor, accountId: number, id: strin
   return result.numUpdatedRows > 0n;
 }
 
-/** Deletes the link and uncounts it: call it in a transaction, as `insertLink`. */
-export async function deleteLink(db: Executor, accountId: number, id: string): Promise<boolean> {
-  const deleted = await db.deleteFrom('links').where('id', '=', id).where('account_id', '=', accountId).returning('expires_at').executeTakeFirst();
-  if (!deleted) return false;
+/** Deletes the link and uncounts it (call it in a transaction, as `insertLink`); answers what it was, undefined when none. */
+export async function deleteLink(db: Executor, accountId: number, id: string): Promise<Pick<LinkRow, 'kind' | 'name'> | undefined> {
+  const deleted = await db
+    .deleteFrom('links')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returning(['expires_at', 'kind', 'name'])
+    .executeTakeFirst();
+  if (!deleted) return undefined;
   await countLinkChange(db, accountId, Number(deleted.expires_at), -1);
-  return true;
+  return { kind: deleted.kind, name: deleted.name };
 }
 
 export async function insertRoomLinks(db: Executor, roomId: string, linkIds: readonly string[]): Promise<void> {

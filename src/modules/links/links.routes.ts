@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf } from '../../core/auth.js';
+import { principalOf, type Principal } from '../../core/auth.js';
 import { streamedForm } from '../../core/validation.js';
 import { ErrorBody, NullableString, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
@@ -46,7 +46,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     summary: string,
     body: B,
     response: R,
-    handler: (accountId: number, id: string, body: any) => Promise<unknown>,
+    handler: (principal: Principal, id: string, body: any) => Promise<unknown>,
   ) {
     app.route({
       method: ['PATCH', 'PUT', 'POST'],
@@ -59,8 +59,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         body,
         response: { 200: response, ...linkErrors, 422: ErrorBody },
       },
-      handler: async (request: FastifyRequest<{ Params: { id: string } }>) =>
-        handler(principalOf(request).accountId, request.params.id, request.body),
+      handler: async (request: FastifyRequest<{ Params: { id: string } }>) => handler(principalOf(request), request.params.id, request.body),
     });
   }
 
@@ -114,7 +113,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     },
     async (request) => {
       const { name, children_ids: childIds, expiration } = request.body;
-      return { ok: true, ...(await links.createRoom(principalOf(request).accountId, { name, childIds, expiration })) };
+      return { ok: true, ...(await links.createRoom(principalOf(request), { name, childIds, expiration })) };
     },
   );
 
@@ -138,13 +137,13 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       },
     },
     async (request) => {
-      await links.remove(principalOf(request).accountId, request.params.id);
+      await links.remove(principalOf(request), request.params.id);
       return { ok: true };
     },
   );
 
-  settingRoute('active', 'Activate or deactivate', Type.Object({ isActive: Type.Boolean() }), OkBody, async (accountId, id, body) => {
-    await links.setActive(accountId, id, body.isActive);
+  settingRoute('active', 'Activate or deactivate', Type.Object({ isActive: Type.Boolean() }), OkBody, async (principal, id, body) => {
+    await links.setActive(principal, id, body.isActive);
     return { ok: true };
   });
 
@@ -153,7 +152,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     'Set the visitor password; an empty string removes it',
     Type.Object({ password: Type.String({ maxLength: 256 }) }),
     Type.Object({ ok: Type.Boolean(), hasPassword: Type.Boolean() }),
-    async (accountId, id, body) => ({ ok: true, hasPassword: await links.setPassword(accountId, id, body.password) }),
+    async (principal, id, body) => ({ ok: true, hasPassword: await links.setPassword(principal, id, body.password) }),
   );
 
   settingRoute(
@@ -161,8 +160,8 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     "Burn the visitor's identity into every page",
     Type.Object({ hasWatermark: Type.Boolean() }),
     Type.Object({ ok: Type.Boolean(), hasWatermark: Type.Boolean() }),
-    async (accountId, id, body) => {
-      await links.setWatermark(accountId, id, body.hasWatermark);
+    async (principal, id, body) => {
+      await links.setWatermark(principal, id, body.hasWatermark);
       return { ok: true, hasWatermark: body.hasWatermark };
     },
   );
@@ -172,8 +171,8 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     "Require the owner's approval before viewing",
     Type.Object({ requiresApproval: Type.Boolean() }),
     Type.Object({ ok: Type.Boolean(), requiresApproval: Type.Boolean() }),
-    async (accountId, id, body) => {
-      await links.setApproval(accountId, id, body.requiresApproval);
+    async (principal, id, body) => {
+      await links.setApproval(principal, id, body.requiresApproval);
       return { ok: true, requiresApproval: body.requiresApproval };
     },
   );
@@ -187,8 +186,8 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 1000 })),
     }),
     OkBody,
-    async (accountId, id, body) => {
-      await links.setOtp(accountId, id, body);
+    async (principal, id, body) => {
+      await links.setOtp(principal, id, body);
       return { ok: true };
     },
   );
@@ -198,8 +197,8 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     'Show a scheduling or custom URL in the viewer; an empty string clears it',
     Type.Object({ booking_url: Type.String({ maxLength: 2048 }) }),
     OkBody,
-    async (accountId, id, body) => {
-      await links.setBookingUrl(accountId, id, body.booking_url);
+    async (principal, id, body) => {
+      await links.setBookingUrl(principal, id, body.booking_url);
       return { ok: true };
     },
   );
@@ -221,7 +220,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       answerOf(
         reply,
         await uploads.replaceFile(
-          principalOf(request).accountId,
+          principalOf(request),
           request.params.id,
           (blobKey) => receiveUpload(request, intake, blobKey),
           request.headers['idempotency-key'],

@@ -6,6 +6,7 @@ import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
+import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { StoredFile } from '../files/file-intake.js';
 import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
@@ -75,8 +76,9 @@ export function createLinksService(deps: {
   blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>;
   /** Where an account's viewer links live: its custom domain, or PUBLIC_URL. */
   viewerBase: (accountId: number, db?: Executor) => Promise<string>;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, blobs, viewerBase } = deps;
+  const { db, clock, blobs, viewerBase, audit } = deps;
   /** The viewer URL of an account's link, on the account's own domain when it has one (read on `executor`: a transaction holds SQLite's one connection). */
   const viewerUrlFor = async (accountId: number, id: string, executor?: Executor) => `${await viewerBase(accountId, executor)}${viewerPathOf(id)}`;
 
@@ -111,9 +113,17 @@ export function createLinksService(deps: {
     return repo.listLinks(db, accountId, tab, now, { limit: onThisPage, offset: Math.max(0, onLaterPages), oldestFirst: true });
   }
 
-  async function changeSettings(accountId: number, id: string, patch: repo.LinkPatch): Promise<void> {
-    await ownLink(accountId, id, { live: true });
-    await repo.updateLink(db, accountId, id, patch);
+  /** Applies `patch` to the link; the audit entry, whose `details` name what changed, commits with it. */
+  async function applySettings(source: ChangeSource, id: string, patch: repo.LinkPatch, details: Record<string, unknown>): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await repo.updateLink(trx, source.accountId, id, patch);
+      await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details }, trx);
+    });
+  }
+
+  async function changeSettings(source: ChangeSource, id: string, patch: repo.LinkPatch, details: Record<string, unknown>): Promise<void> {
+    await ownLink(source.accountId, id, { live: true });
+    await applySettings(source, id, patch, details);
   }
 
   return {
@@ -122,12 +132,13 @@ export function createLinksService(deps: {
 
     /** `alongWith` commits with the new link (an idempotency record of the answer). */
     async createFileLink(
-      accountId: number,
+      source: ChangeSource,
       linkId: string,
       file: StoredFile,
       settings: LinkSettings,
       alongWith?: CommitsWith<CreatedLink>,
     ): Promise<CreatedLink> {
+      const { accountId } = source;
       const now = clock();
       const link: NewLink = {
         id: linkId,
@@ -157,8 +168,18 @@ export function createLinksService(deps: {
         expires_at: now + EXPIRATIONS[settings.expiration],
       };
       const created: CreatedLink = { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
+      const { password, ...visibleSettings } = settings;
       await db.transaction().execute(async (trx) => {
         await repo.insertLink(trx, link);
+        await audit.record(
+          source,
+          {
+            action: 'link.created',
+            target: { type: 'link', id: linkId },
+            details: { kind: 'file', name: file.name, size: file.size, ...visibleSettings, password_set: password !== null },
+          },
+          trx,
+        );
         await alongWith?.(trx, created);
       });
       return created;
@@ -200,48 +221,57 @@ export function createLinksService(deps: {
     /** The row itself, expired or not, for other modules acting on the owner's behalf. */
     ownLink,
 
-    async remove(accountId: number, id: string): Promise<void> {
-      if (!(await db.transaction().execute((trx) => repo.deleteLink(trx, accountId, id)))) throw notFound(`Link ${id}`);
+    async remove(source: ChangeSource, id: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const deleted = await repo.deleteLink(trx, source.accountId, id);
+        if (!deleted) throw notFound(`Link ${id}`);
+        await audit.record(source, { action: 'link.deleted', target: { type: 'link', id }, details: deleted }, trx);
+      });
       // The row is gone first: no visitor can reach a half-deleted link. Rooms own no blob.
       await blobs.deletePrefix(blobPrefixOf(id));
     },
 
-    setActive: (accountId: number, id: string, isActive: boolean) => changeSettings(accountId, id, { is_active: Number(isActive) }),
+    setActive: (source: ChangeSource, id: string, isActive: boolean) =>
+      changeSettings(source, id, { is_active: Number(isActive) }, changedFields({ isActive })),
 
-    async setPassword(accountId: number, id: string, password: string): Promise<boolean> {
+    async setPassword(source: ChangeSource, id: string, password: string): Promise<boolean> {
       const hash = password === '' ? null : await hashPassword(password);
-      await changeSettings(accountId, id, { password_hash: hash });
+      await changeSettings(source, id, { password_hash: hash }, changedFields({ password: hash }, ['password']));
       return hash !== null;
     },
 
-    setWatermark: (accountId: number, id: string, hasWatermark: boolean) => changeSettings(accountId, id, { has_watermark: Number(hasWatermark) }),
+    setWatermark: (source: ChangeSource, id: string, hasWatermark: boolean) =>
+      changeSettings(source, id, { has_watermark: Number(hasWatermark) }, changedFields({ hasWatermark })),
 
-    setApproval: (accountId: number, id: string, requiresApproval: boolean) =>
-      changeSettings(accountId, id, { requires_approval: Number(requiresApproval) }),
+    setApproval: (source: ChangeSource, id: string, requiresApproval: boolean) =>
+      changeSettings(source, id, { requires_approval: Number(requiresApproval) }, changedFields({ requiresApproval })),
 
-    async setOtp(accountId: number, id: string, input: { requiresOtp: boolean; allowedEmails?: string[]; allowedDomains?: string[] }) {
-      const link = await ownLink(accountId, id, { live: true });
+    async setOtp(source: ChangeSource, id: string, input: { requiresOtp: boolean; allowedEmails?: string[]; allowedDomains?: string[] }) {
+      const link = await ownLink(source.accountId, id, { live: true });
       const allowedEmails = input.allowedEmails ? normalizeEmails(input.allowedEmails, 'allowedEmails') : parseList(link.allowed_emails);
       const allowedDomains = input.allowedDomains ? normalizeDomains(input.allowedDomains, 'allowedDomains') : parseList(link.allowed_domains);
       if (input.requiresOtp && allowedEmails.length === 0 && allowedDomains.length === 0) {
         throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
       }
-      await repo.updateLink(db, accountId, id, {
-        requires_otp: Number(input.requiresOtp),
-        allowed_emails: JSON.stringify(allowedEmails),
-        allowed_domains: JSON.stringify(allowedDomains),
-      });
+      await applySettings(
+        source,
+        id,
+        { requires_otp: Number(input.requiresOtp), allowed_emails: JSON.stringify(allowedEmails), allowed_domains: JSON.stringify(allowedDomains) },
+        changedFields({ requiresOtp: input.requiresOtp, allowedEmails, allowedDomains }),
+      );
     },
 
-    setBookingUrl: (accountId: number, id: string, bookingUrl: string) =>
-      changeSettings(accountId, id, { booking_url: normalizeBookingUrl(bookingUrl, 'booking_url') }),
+    async setBookingUrl(source: ChangeSource, id: string, bookingUrl: string) {
+      const normalized = normalizeBookingUrl(bookingUrl, 'booking_url');
+      await changeSettings(source, id, { booking_url: normalized }, changedFields({ booking_url: normalized }));
+    },
 
     /**
      * Makes `file` the link's current version; the previous blob is deleted only after the
-     * switch is committed. Returns the new version number.
+     * switch is committed. `alongWith` commits with the switch (an idempotency record of the answer).
      */
-    /** Points the link at its next version; `alongWith` commits with the switch (an idempotency record of the answer). */
-    async replaceFile(accountId: number, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
+    async replaceFile(source: ChangeSource, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
+      const { accountId } = source;
       const link = await ownLink(accountId, id, { live: true });
       const replaced: ReplacedFile = { ok: true, version: fromVersion + 1 };
       await db.transaction().execute(async (trx) => {
@@ -254,13 +284,24 @@ export function createLinksService(deps: {
           sha256: file.sha256,
         });
         if (!switched) throw unprocessable('The file was replaced by another request at the same time; try again');
+        await audit.record(
+          source,
+          {
+            action: 'link.file_replaced',
+            target: { type: 'link', id },
+            details: { version: replaced.version, name: file.name, mime: file.mime, size: file.size },
+          },
+          trx,
+        );
         await alongWith?.(trx, replaced);
       });
       if (link.blob_key) await blobs.delete(link.blob_key);
       return replaced;
     },
 
-    async createRoom(accountId: number, input: { name: string; childIds: string[]; expiration?: Expiration }) {
+    async createRoom(source: ChangeSource, input: { name: string; childIds: string[]; expiration?: Expiration }) {
+      const { accountId } = source;
+      const expiration = input.expiration ?? '7d';
       const childIds = [...new Set(input.childIds)];
       const now = clock();
       const id = randomBase62(22);
@@ -276,9 +317,14 @@ export function createLinksService(deps: {
           name: input.name,
           mime: ROOM_MIME,
           created_at: now,
-          expires_at: now + EXPIRATIONS[input.expiration ?? '7d'],
+          expires_at: now + EXPIRATIONS[expiration],
         });
         await repo.insertRoomLinks(trx, id, childIds);
+        await audit.record(
+          source,
+          { action: 'link.created', target: { type: 'link', id }, details: { kind: 'room', name: input.name, expiration, childIds } },
+          trx,
+        );
       });
       return { id, viewer_url: await viewerUrlFor(accountId, id) };
     },

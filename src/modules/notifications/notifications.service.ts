@@ -10,7 +10,9 @@ import type { PortalCodeNotifier, PortalRow } from '../portals/portal-access.ser
 import type { ShareNotifier } from '../sharing/sharing.service.js';
 import { OTP_TTL_MS } from '../visits/otp.service.js';
 import type { Notifications } from '../visits/visits.service.js';
-import type { Brand } from '../branding/brand.js';
+import { DEFAULT_BRAND, type Brand } from '../branding/brand.js';
+import type { SignInMailer } from '../auth/auth.service.js';
+import type { InvitationNotifier } from '../members/invitations.service.js';
 import { MAIL_LOCALES, renderMail, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
 
 const DAY_MS = 86_400_000;
@@ -26,7 +28,7 @@ export function createNotifications(deps: {
   viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
   mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
   accounts: Pick<AccountRecords, 'byId'>;
-}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier {
+}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier {
   const { db, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
 
   /** Renders `kind` in the language and brand of the sender's account. */
@@ -42,7 +44,32 @@ export function createNotifications(deps: {
     await mailer.enqueue({ accountId: sender.account_id, to, ...mail }, executor);
   }
 
+  /**
+   * Mail to the people who work in linkvault (invitations, sign-in links): through the system's
+   * SMTP, never an account's own, in the account's language and brand when there is one.
+   */
+  async function sendToPerson<K extends MailKind>(accountId: number | null, to: string, kind: K, data: MailData[K], executor: Executor) {
+    const { brand, locale } = accountId === null ? { brand: DEFAULT_BRAND, locale: 'en' } : await mailBrandFor(accountId, executor);
+    const mail = renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data, brand);
+    await mailer.enqueue({ accountId: null, to, ...mail }, executor);
+  }
+
   return {
+    async invitation(to, data, executor) {
+      const account = await accounts.byId(data.accountId, executor);
+      const accountName = account?.name ?? account?.email ?? 'linkvault';
+      await sendToPerson(
+        data.accountId,
+        to,
+        'invitation',
+        { accountName, inviterName: data.inviterName, role: data.role, acceptUrl: data.acceptUrl, days: data.days },
+        executor,
+      );
+    },
+    magicLink: (to, data, executor) => sendToPerson(data.accountId, to, 'magicLink', { url: data.url, minutes: data.minutes }, executor),
+    passwordReset: (to, data, executor) => sendToPerson(data.accountId, to, 'passwordReset', { url: data.url, minutes: data.minutes }, executor),
+    signUp: (to, data, executor) => sendToPerson(null, to, 'signUp', data, executor),
+
     otpCode: (link: LinkRow, email: string, code: string, executor: Executor) =>
       send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),
 

@@ -3,6 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import { findStripeAccount, findStripeAccountByStripeId, insertStripeAccount, updateChargesEnabled } from './payments.repo.js';
 import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe-client.js';
 
@@ -37,8 +38,9 @@ export function createStripeConnect(deps: {
   stripe: Stripe | null;
   publicUrl: string;
   accounts: Pick<AccountRecords, 'byId'>;
+  audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, stripe, publicUrl, accounts } = deps;
+  const { db, clock, stripe, publicUrl, accounts, audit } = deps;
 
   async function refresh(stripeAccountId: string): Promise<boolean> {
     const account = await retrieveOrNull(() => requireStripe(stripe).accounts.retrieve(stripeAccountId));
@@ -62,9 +64,11 @@ export function createStripeConnect(deps: {
   return {
     sellerAccountOf,
 
-    async connect(accountId: number): Promise<{ url: string }> {
+    async connect(source: ChangeSource): Promise<{ url: string }> {
+      const { accountId } = source;
       const client = requireStripe(stripe);
-      if (!(await findStripeAccount(db, accountId))) {
+      const connected = (await findStripeAccount(db, accountId)) !== undefined;
+      if (!connected) {
         const owner = await accounts.byId(accountId);
         const account = await callStripe(() =>
           client.accounts.create(
@@ -89,6 +93,11 @@ export function createStripeConnect(deps: {
           return_url: `${publicUrl}/stripe/return?account=${encodeURIComponent(row.stripe_account_id)}`,
         }),
       );
+      await audit.record(source, {
+        action: 'payments.onboarding_started',
+        target: { type: 'stripe_account', id: row.stripe_account_id },
+        details: { newStripeAccount: !connected },
+      });
       return { url: link.url };
     },
 

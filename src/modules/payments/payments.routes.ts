@@ -20,6 +20,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/connect',
     {
+      config: { area: 'payments' },
       schema: {
         tags,
         operationId: 'connectStripe',
@@ -27,7 +28,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: UrlBody, ...authErrors, ...upstreamErrors },
       },
     },
-    async (request) => connect.connect(principalOf(request).accountId),
+    async (request) => connect.connect(principalOf(request)),
   );
 
   app.get(

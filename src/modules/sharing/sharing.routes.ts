@@ -21,7 +21,7 @@ export const sharingRoutes: FastifyPluginAsyncTypebox<{ sharing: SharingService 
       },
     },
     async (request) => {
-      await sharing.share(principalOf(request).accountId, request.params.id, request.body.emails, request.body.message);
+      await sharing.share(principalOf(request), request.params.id, request.body.emails, request.body.message);
       return { ok: true };
     },
   );

@@ -33,7 +33,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; i
       answerOf(
         reply,
         await uploads.createLink(
-          principalOf(request).accountId,
+          principalOf(request),
           (blobKey) => receiveUpload(request, intake, blobKey, checkUploadField),
           request.headers['idempotency-key'],
         ),

@@ -1,3 +1,4 @@
+import type { ChangeSource } from '../audit/audit.service.js';
 import type { FileIntake, StoredFile } from '../files/file-intake.js';
 import type { ReceivedUpload } from '../files/multipart-upload.js';
 import { parseSettingsForm, resolveSettings } from '../links/link-settings.js';
@@ -31,7 +32,8 @@ export function createUploadService(deps: {
 
   return {
     /** A new link for the file received; with `idempotencyKey`, a retry answers the first result (see idempotency.service). */
-    createLink(accountId: number, receive: UploadReceiver, idempotencyKey?: string) {
+    createLink(source: ChangeSource, receive: UploadReceiver, idempotencyKey?: string) {
+      const { accountId } = source;
       return idempotency.once<CreatedLink>(accountId, idempotencyKey, 'upload', async (recordAnswer) => {
         const linkId = links.newLinkId();
         const { file, fields } = await receive(blobKeyOf(linkId, 1));
@@ -40,16 +42,17 @@ export function createUploadService(deps: {
           // Fields sent with the upload win over the template's.
           const settings = resolveSettings(await templates.settingsForUpload(accountId, fields.templateId), stated);
           await assertPaymentsPossible(settings, accountId, payments);
-          return links.createFileLink(accountId, linkId, file, settings, recordAnswer);
+          return links.createFileLink(source, linkId, file, settings, recordAnswer);
         });
       });
     },
 
-    replaceFile(accountId: number, linkId: string, receive: UploadReceiver, idempotencyKey?: string) {
+    replaceFile(source: ChangeSource, linkId: string, receive: UploadReceiver, idempotencyKey?: string) {
+      const { accountId } = source;
       return idempotency.once<ReplacedFile>(accountId, idempotencyKey, `replace:${linkId}`, async (recordAnswer) => {
         const link = await links.ownLink(accountId, linkId, { live: true });
         const { file } = await receive(blobKeyOf(linkId, link.version + 1));
-        return commitOrDiscard(file, () => links.replaceFile(accountId, linkId, file, link.version, recordAnswer));
+        return commitOrDiscard(file, () => links.replaceFile(source, linkId, file, link.version, recordAnswer));
       });
     },
   };

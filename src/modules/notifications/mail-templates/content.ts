@@ -1,5 +1,5 @@
 import { oneLine, safeHttpUrl, textLines, truncate } from './safe-values.js';
-import type { MailData, MailKind, MailStrings } from './types.js';
+import type { MailData, MailKind, MailStrings, PersonLinkStrings } from './types.js';
 
 /** One piece of a message's body; both the HTML and the plain-text layouts know every kind. */
 export type Block =
@@ -36,14 +36,29 @@ interface Framing<D> {
   heading: string;
 }
 
-/** The parts every message has, around its own blocks; long names are cut in the subject only. */
+/** The parts every message has, around its own blocks. */
+function frame<D>(strings: Framing<D>, data: D, subjectData: D, blocks: Block[]): MailContent {
+  return { subject: strings.subject(subjectData), preheader: strings.preheader(data), heading: strings.heading, blocks };
+}
+
+/** A message about a document: its name is cut in the subject only. */
 function compose<D extends { documentName: string }>(strings: Framing<D>, data: D, blocks: Block[]): MailContent {
-  return {
-    subject: strings.subject({ ...data, documentName: truncate(data.documentName, SUBJECT_NAME_MAX) }),
-    preheader: strings.preheader(data),
-    heading: strings.heading,
-    blocks,
-  };
+  return frame(strings, data, { ...data, documentName: truncate(data.documentName, SUBJECT_NAME_MAX) }, blocks);
+}
+
+/** The body of a message that carries one link: a sentence, the button, how long the link lasts, a note. */
+function linkBody(text: { intro: string; button: string; validity: string; ignore: string }, url: string): Block[] {
+  return [
+    { kind: 'paragraph', text: text.intro },
+    ...button(text.button, url),
+    { kind: 'paragraph', text: text.validity },
+    { kind: 'note', text: text.ignore },
+  ];
+}
+
+/** A message to a person that carries one link (sign-in, reset, sign-up); it holds no user value but the URL. */
+function personLink<K extends 'magicLink' | 'passwordReset' | 'signUp'>(s: PersonLinkStrings<K>, data: MailData[K] & { url: string }): MailContent {
+  return frame({ ...s, subject: () => s.subject }, data, data, linkBody({ ...s, validity: s.validity(data) }, data.url));
 }
 
 export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
@@ -127,4 +142,15 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
       { kind: 'note', text: s.keepSafe },
     ]);
   },
+
+  invitation(strings, raw) {
+    const s = strings.invitation;
+    const data = { ...raw, accountName: oneLine(raw.accountName), inviterName: oneLine(raw.inviterName) };
+    const subjectData = { ...data, accountName: truncate(data.accountName, SUBJECT_NAME_MAX) };
+    return frame(s, data, subjectData, linkBody({ ...s, intro: s.intro(data), validity: s.validity(data) }, data.acceptUrl));
+  },
+
+  magicLink: (strings, data) => personLink(strings.magicLink, data),
+  passwordReset: (strings, data) => personLink(strings.passwordReset, data),
+  signUp: (strings, data) => personLink(strings.signUp, data),
 };

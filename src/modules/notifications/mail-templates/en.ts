@@ -3,6 +3,8 @@ import type { MailStrings } from './types.js';
 const q = (name: string) => `“${name}”`;
 const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
 
+const EN_ROLES = { owner: 'an owner', admin: 'an admin', member: 'a member' } as const;
+
 export const en: MailStrings = {
   htmlLang: 'en',
   layout: {
@@ -62,5 +64,41 @@ export const en: MailStrings = {
       `You can use this link to download the file ${d.downloadsAllowed === 1 ? 'once' : `up to ${d.downloadsAllowed} times`} ` +
       `${d.validDays === 1 ? 'within the next 24 hours' : `over the next ${d.validDays} days`}.`,
     keepSafe: 'Keep this email and don’t forward it: anyone with the link can download the file.',
+  },
+  invitation: {
+    subject: (d) => `${d.inviterName} invited you to join ${d.accountName} on linkvault`,
+    preheader: (d) => `Join as ${EN_ROLES[d.role]}.`,
+    heading: 'You’re invited',
+    intro: (d) => `${d.inviterName} has invited you to join ${q(d.accountName)} on linkvault as ${EN_ROLES[d.role]}.`,
+    button: 'Accept the invitation',
+    validity: (d) => `The invitation is valid for ${plural(d.days, 'day', 'days')}.`,
+    ignore: 'If you weren’t expecting this, you can ignore this email.',
+  },
+  magicLink: {
+    subject: 'Your linkvault sign-in link',
+    preheader: (d) => `It works once, for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Sign in to linkvault',
+    intro: 'Use the button below to sign in.',
+    button: 'Sign in',
+    validity: (d) => `The link works once and is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    ignore: 'If you didn’t ask for it, ignore this email: nobody can sign in without the link.',
+  },
+  passwordReset: {
+    subject: 'Reset your linkvault password',
+    preheader: (d) => `The link is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Reset your password',
+    intro: 'We received a request to reset your linkvault password.',
+    button: 'Choose a new password',
+    validity: (d) => `The link works once and is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    ignore: 'If you didn’t ask for a reset, ignore this email: your password stays as it is.',
+  },
+  signUp: {
+    subject: 'Confirm your email for linkvault',
+    preheader: (d) => `The link is valid for ${plural(d.hours, 'hour', 'hours')}.`,
+    heading: 'Confirm your email',
+    intro: 'Confirm your email address to create your linkvault account.',
+    button: 'Confirm and continue',
+    validity: (d) => `The link works once and is valid for ${plural(d.hours, 'hour', 'hours')}.`,
+    ignore: 'If you didn’t sign up, you can ignore this email.',
   },
 };

@@ -4,6 +4,8 @@ import type { MailStrings } from './types.js';
 const q = (name: string) => `«${name}»`;
 const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
 
+const ES_ROLES = { owner: 'propietario', admin: 'administrador', member: 'miembro' } as const;
+
 export const es: MailStrings = {
   htmlLang: 'es',
   layout: {
@@ -63,5 +65,41 @@ export const es: MailStrings = {
       `Con este enlace puedes descargar el archivo ${d.downloadsAllowed === 1 ? 'una sola vez' : `hasta ${d.downloadsAllowed} veces`} ` +
       `durante ${d.validDays === 1 ? 'las próximas 24 horas' : `los próximos ${d.validDays} días`}.`,
     keepSafe: 'Guarda este correo y no lo reenvíes: cualquiera que tenga el enlace podrá descargar el archivo.',
+  },
+  invitation: {
+    subject: (d) => `${d.inviterName} te ha invitado a ${d.accountName} en linkvault`,
+    preheader: (d) => `Únete como ${ES_ROLES[d.role]}.`,
+    heading: 'Tienes una invitación',
+    intro: (d) => `${d.inviterName} te ha invitado a unirte a ${q(d.accountName)} en linkvault como ${ES_ROLES[d.role]}.`,
+    button: 'Aceptar la invitación',
+    validity: (d) => `La invitación es válida durante ${plural(d.days, 'día', 'días')}.`,
+    ignore: 'Si no esperabas esta invitación, puedes ignorar este correo.',
+  },
+  magicLink: {
+    subject: 'Tu enlace para iniciar sesión en linkvault',
+    preheader: (d) => `Funciona una sola vez, durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Inicia sesión en linkvault',
+    intro: 'Usa el botón de abajo para iniciar sesión.',
+    button: 'Iniciar sesión',
+    validity: (d) => `El enlace funciona una sola vez y es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Si no lo has pedido, ignora este correo: nadie puede iniciar sesión sin el enlace.',
+  },
+  passwordReset: {
+    subject: 'Restablece tu contraseña de linkvault',
+    preheader: (d) => `El enlace es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Restablece tu contraseña',
+    intro: 'Hemos recibido una solicitud para restablecer tu contraseña de linkvault.',
+    button: 'Elegir una contraseña nueva',
+    validity: (d) => `El enlace funciona una sola vez y es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Si no has pedido restablecerla, ignora este correo: tu contraseña no cambia.',
+  },
+  signUp: {
+    subject: 'Confirma tu correo para linkvault',
+    preheader: (d) => `El enlace es válido durante ${plural(d.hours, 'hora', 'horas')}.`,
+    heading: 'Confirma tu correo',
+    intro: 'Confirma tu dirección de correo para crear tu cuenta de linkvault.',
+    button: 'Confirmar y continuar',
+    validity: (d) => `El enlace funciona una sola vez y es válido durante ${plural(d.hours, 'hora', 'horas')}.`,
+    ignore: 'Si no te has registrado, puedes ignorar este correo.',
   },
 };

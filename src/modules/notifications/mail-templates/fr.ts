@@ -7,6 +7,9 @@ const q = (name: string) => `«${NBSP}${name}${NBSP}»`;
 // In French, 0 and 1 take the singular.
 const plural = (n: number, one: string, other: string) => `${n}${NBSP}${n < 2 ? one : other}`;
 
+// « que » elides before a vowel: « en tant qu’administrateur ».
+const AS_ROLE = { owner: 'en tant que propriétaire', admin: 'en tant qu’administrateur', member: 'en tant que membre' } as const;
+
 export const fr: MailStrings = {
   htmlLang: 'fr',
   layout: {
@@ -67,5 +70,41 @@ export const fr: MailStrings = {
       `Ce lien vous permet de télécharger le fichier ${d.downloadsAllowed === 1 ? 'une seule fois' : `jusqu’à ${d.downloadsAllowed} fois`} ` +
       `${d.validDays === 1 ? `dans les prochaines 24${NBSP}heures` : `dans les ${d.validDays} prochains jours`}.`,
     keepSafe: `Conservez cet e-mail et ne le transférez pas${NBSP}: toute personne disposant du lien peut télécharger le fichier.`,
+  },
+  invitation: {
+    subject: (d) => `${d.inviterName} vous invite à rejoindre ${d.accountName} sur linkvault`,
+    preheader: (d) => `Rejoignez l’équipe ${AS_ROLE[d.role]}.`,
+    heading: 'Une invitation pour vous',
+    intro: (d) => `${d.inviterName} vous invite à rejoindre ${q(d.accountName)} sur linkvault ${AS_ROLE[d.role]}.`,
+    button: 'Accepter l’invitation',
+    validity: (d) => `L’invitation est valable ${plural(d.days, 'jour', 'jours')}.`,
+    ignore: 'Si vous ne vous attendiez pas à cette invitation, vous pouvez ignorer cet e-mail.',
+  },
+  magicLink: {
+    subject: 'Votre lien de connexion à linkvault',
+    preheader: (d) => `Il ne sert qu’une fois, pendant ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Connexion à linkvault',
+    intro: 'Utilisez le bouton ci-dessous pour vous connecter.',
+    button: 'Se connecter',
+    validity: (d) => `Le lien ne sert qu’une fois et reste valable ${plural(d.minutes, 'minute', 'minutes')}.`,
+    ignore: `Si vous ne l’avez pas demandé, ignorez cet e-mail${NBSP}: personne ne peut se connecter sans ce lien.`,
+  },
+  passwordReset: {
+    subject: 'Réinitialisez votre mot de passe linkvault',
+    preheader: (d) => `Le lien est valable ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Réinitialiser votre mot de passe',
+    intro: 'Nous avons reçu une demande de réinitialisation de votre mot de passe linkvault.',
+    button: 'Choisir un nouveau mot de passe',
+    validity: (d) => `Le lien ne sert qu’une fois et reste valable ${plural(d.minutes, 'minute', 'minutes')}.`,
+    ignore: `Si vous n’avez rien demandé, ignorez cet e-mail${NBSP}: votre mot de passe reste inchangé.`,
+  },
+  signUp: {
+    subject: 'Confirmez votre e-mail pour linkvault',
+    preheader: (d) => `Le lien est valable ${plural(d.hours, 'heure', 'heures')}.`,
+    heading: 'Confirmez votre e-mail',
+    intro: 'Confirmez votre adresse e-mail pour créer votre compte linkvault.',
+    button: 'Confirmer et continuer',
+    validity: (d) => `Le lien ne sert qu’une fois et reste valable ${plural(d.hours, 'heure', 'heures')}.`,
+    ignore: 'Si vous n’avez pas demandé à créer de compte, vous pouvez ignorer cet e-mail.',
   },
 };

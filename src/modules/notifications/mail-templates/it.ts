@@ -4,6 +4,8 @@ import type { MailStrings } from './types.js';
 const q = (name: string) => `«${name}»`;
 const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
 
+const IT_ROLES = { owner: 'proprietario', admin: 'amministratore', member: 'membro' } as const;
+
 export const it: MailStrings = {
   htmlLang: 'it',
   layout: {
@@ -63,5 +65,41 @@ export const it: MailStrings = {
       `Con questo link puoi scaricare il file ${d.downloadsAllowed === 1 ? 'una sola volta' : `fino a ${d.downloadsAllowed} volte`} ` +
       `${d.validDays === 1 ? 'nelle prossime 24 ore' : `nei prossimi ${d.validDays} giorni`}.`,
     keepSafe: 'Conserva questa email e non inoltrarla: chiunque abbia il link può scaricare il file.',
+  },
+  invitation: {
+    subject: (d) => `${d.inviterName} ti invita a unirti a ${d.accountName} su linkvault`,
+    preheader: (d) => `Entra come ${IT_ROLES[d.role]}.`,
+    heading: 'Hai ricevuto un invito',
+    intro: (d) => `${d.inviterName} ti invita a unirti a ${q(d.accountName)} su linkvault come ${IT_ROLES[d.role]}.`,
+    button: 'Accetta l’invito',
+    validity: (d) => `L’invito è valido per ${plural(d.days, 'giorno', 'giorni')}.`,
+    ignore: 'Se non ti aspettavi questo invito, puoi ignorare questa email.',
+  },
+  magicLink: {
+    subject: 'Il tuo link di accesso a linkvault',
+    preheader: (d) => `Funziona una sola volta, per ${plural(d.minutes, 'minuto', 'minuti')}.`,
+    heading: 'Accedi a linkvault',
+    intro: 'Usa il pulsante qui sotto per accedere.',
+    button: 'Accedi',
+    validity: (d) => `Il link funziona una sola volta ed è valido per ${plural(d.minutes, 'minuto', 'minuti')}.`,
+    ignore: 'Se non l’hai richiesto, ignora questa email: nessuno può accedere senza il link.',
+  },
+  passwordReset: {
+    subject: 'Reimposta la password di linkvault',
+    preheader: (d) => `Il link è valido per ${plural(d.minutes, 'minuto', 'minuti')}.`,
+    heading: 'Reimposta la password',
+    intro: 'Abbiamo ricevuto una richiesta di reimpostazione della tua password di linkvault.',
+    button: 'Scegli una nuova password',
+    validity: (d) => `Il link funziona una sola volta ed è valido per ${plural(d.minutes, 'minuto', 'minuti')}.`,
+    ignore: 'Se non hai chiesto di reimpostarla, ignora questa email: la tua password resta invariata.',
+  },
+  signUp: {
+    subject: 'Conferma la tua email per linkvault',
+    preheader: (d) => `Il link è valido per ${plural(d.hours, 'ora', 'ore')}.`,
+    heading: 'Conferma la tua email',
+    intro: 'Conferma il tuo indirizzo email per creare il tuo account linkvault.',
+    button: 'Conferma e continua',
+    validity: (d) => `Il link funziona una sola volta ed è valido per ${plural(d.hours, 'ora', 'ore')}.`,
+    ignore: 'Se non hai chiesto di creare un account, puoi ignorare questa email.',
   },
 };

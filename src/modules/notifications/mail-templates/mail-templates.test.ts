@@ -33,9 +33,16 @@ const samples: { [K in MailKind]: MailData[K] } = {
   accessApproved: { documentName: 'Q3 Board Deck', viewerUrl },
   accessDenied: { documentName: 'Q3 Board Deck' },
   purchaseReceipt: { documentName: 'Q3 Board Deck', amountFormatted: '€12.00', downloadUrl, downloadsAllowed: 5, validDays: 7 },
+  invitation: { accountName: 'Acme', inviterName: 'ada@example.com', role: 'admin', acceptUrl: viewerUrl, days: 7 },
+  magicLink: { url: viewerUrl, minutes: 15 },
+  passwordReset: { url: viewerUrl, minutes: 15 },
+  signUp: { url: viewerUrl, hours: 24 },
 };
 
-const KINDS = Object.keys(samples) as MailKind[];
+/** Messages to the people who work in linkvault: no document, one link each. */
+const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp'] as const;
+/** Messages about a document, which all carry its name. */
+const KINDS = (Object.keys(samples) as MailKind[]).filter((kind) => !(PERSON_KINDS as readonly string[]).includes(kind));
 
 /** Written here by hand, not read from the locale files, so a wrong or untranslated string fails. */
 const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
@@ -51,9 +58,53 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
   },
   accessDenied: { en: 'was declined', es: 'Se ha denegado', fr: 'a été refusée', pt: 'foi recusada', it: 'è stata rifiutata' },
   purchaseReceipt: { en: 'receipt', es: 'Recibo de tu compra', fr: 'Votre reçu', pt: 'Recibo da sua compra', it: 'Ricevuta' },
+  invitation: {
+    en: 'invited you to join Acme',
+    es: 'te ha invitado a Acme',
+    fr: 'vous invite à rejoindre Acme',
+    pt: 'convidou você para Acme',
+    it: 'ti invita a unirti a Acme',
+  },
+  magicLink: { en: 'sign-in link', es: 'iniciar sesión', fr: 'lien de connexion', pt: 'link para entrar', it: 'link di accesso' },
+  passwordReset: { en: 'Reset your', es: 'Restablece tu contraseña', fr: 'Réinitialisez', pt: 'Redefina sua senha', it: 'Reimposta la password' },
+  signUp: {
+    en: 'Confirm your email',
+    es: 'Confirma tu correo',
+    fr: 'Confirmez votre e-mail',
+    pt: 'Confirme seu e-mail',
+    it: 'Conferma la tua email',
+  },
 };
 
 const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
+  invitation: {
+    en: 'as an admin',
+    es: 'como administrador',
+    fr: 'en tant qu’administrateur',
+    pt: 'como administrador',
+    it: 'come amministratore',
+  },
+  magicLink: {
+    en: 'valid for 15 minutes',
+    es: 'válido durante 15 minutos',
+    fr: 'valable 15\u00a0minutes',
+    pt: 'válido por 15 minutos',
+    it: 'valido per 15 minuti',
+  },
+  passwordReset: {
+    en: 'your password stays as it is',
+    es: 'tu contraseña no cambia',
+    fr: 'votre mot de passe reste inchangé',
+    pt: 'sua senha continua a mesma',
+    it: 'la tua password resta invariata',
+  },
+  signUp: {
+    en: 'valid for 24 hours',
+    es: 'válido durante 24 horas',
+    fr: 'valable 24\u00a0heures',
+    pt: 'válido por 24 horas',
+    it: 'valido per 24 ore',
+  },
   otpCode: {
     en: 'valid for 10 minutes',
     es: 'válido durante 10 minutos',
@@ -131,6 +182,43 @@ describe('mail templates', () => {
       });
     }
   }
+
+  for (const kind of PERSON_KINDS) {
+    for (const locale of MAIL_LOCALES) {
+      test(`${kind} in ${locale} renders in its language with its link as a button`, () => {
+        const mail = render(kind, locale);
+        assert.ok(mail.subject.includes(subjectWords[kind][locale]), `subject: ${mail.subject}`);
+        assert.ok(mail.text.includes(bodyWords[kind][locale]), `text: ${mail.text}`);
+        assert.ok(mail.html.includes(bodyWords[kind][locale]), 'html body word');
+        assert.ok(mail.text.includes(viewerUrl), 'the link in the text part');
+        assert.ok(mail.html.includes(`href="${escapeHtml(viewerUrl)}"`), 'the link as a button');
+        assert.match(mail.html, new RegExp(`^<!DOCTYPE html>\\n<html lang="${htmlLangs[locale]}"`));
+        assert.doesNotMatch(mail.subject, /[\r\n]/);
+      });
+    }
+  }
+
+  test('invitation: the account and the inviter are escaped in the HTML and kept to one line in the subject', () => {
+    for (const locale of MAIL_LOCALES) {
+      const mail = render('invitation', locale, { accountName: '<b>Acme</b>\r\nBcc: a@b.c', inviterName: '<img src=x onerror=alert(1)>' });
+      assert.ok(mail.html.includes('&lt;b&gt;Acme&lt;/b&gt; Bcc: a@b.c'), locale);
+      assert.ok(!mail.html.includes('<b>Acme') && !mail.html.includes('<img src=x'), locale);
+      assert.doesNotMatch(mail.subject, /[\r\n]/, `${locale}: ${JSON.stringify(mail.subject)}`);
+      assert.ok(mail.subject.includes('<b>Acme</b> Bcc: a@b.c'), locale);
+    }
+  });
+
+  test('a person link that is not http(s) gives no button and no link, in every locale', () => {
+    const url = 'javascript:alert(1)';
+    for (const kind of PERSON_KINDS) {
+      for (const locale of MAIL_LOCALES) {
+        const mail = render(kind, locale, { url, acceptUrl: url } as Partial<MailData[typeof kind]>);
+        assert.ok(!mail.html.includes('javascript:') && !mail.html.includes('<a '), `${kind}/${locale}`);
+        assert.ok(!mail.text.includes('javascript:'), `${kind}/${locale}`);
+        assert.ok(mail.subject.length > 0 && mail.text.includes(bodyWords[kind][locale]), `${kind}/${locale}: the rest still renders`);
+      }
+    }
+  });
 
   test('the main URL is a brand-coloured button and the code stands on its own line', () => {
     const shared = render('documentShared', 'en');

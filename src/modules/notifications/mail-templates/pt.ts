@@ -4,6 +4,8 @@ import type { MailStrings } from './types.js';
 const q = (name: string) => `“${name}”`;
 const plural = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
 
+const PT_ROLES = { owner: 'proprietário', admin: 'administrador', member: 'membro' } as const;
+
 export const pt: MailStrings = {
   htmlLang: 'pt-BR',
   layout: {
@@ -64,5 +66,41 @@ export const pt: MailStrings = {
       `Com este link, você pode baixar o arquivo ${d.downloadsAllowed === 1 ? 'uma única vez' : `até ${d.downloadsAllowed} vezes`} ` +
       `${d.validDays === 1 ? 'nas próximas 24 horas' : `nos próximos ${d.validDays} dias`}.`,
     keepSafe: 'Guarde este e-mail e não o encaminhe: qualquer pessoa com o link pode baixar o arquivo.',
+  },
+  invitation: {
+    subject: (d) => `${d.inviterName} convidou você para ${d.accountName} no linkvault`,
+    preheader: (d) => `Entre como ${PT_ROLES[d.role]}.`,
+    heading: 'Você recebeu um convite',
+    intro: (d) => `${d.inviterName} convidou você para participar de ${q(d.accountName)} no linkvault como ${PT_ROLES[d.role]}.`,
+    button: 'Aceitar o convite',
+    validity: (d) => `O convite é válido por ${plural(d.days, 'dia', 'dias')}.`,
+    ignore: 'Se você não esperava este convite, pode ignorar este e-mail.',
+  },
+  magicLink: {
+    subject: 'Seu link para entrar no linkvault',
+    preheader: (d) => `Funciona uma única vez, por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Entrar no linkvault',
+    intro: 'Use o botão abaixo para entrar.',
+    button: 'Entrar',
+    validity: (d) => `O link funciona uma única vez e é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Se você não pediu este link, ignore este e-mail: ninguém consegue entrar sem ele.',
+  },
+  passwordReset: {
+    subject: 'Redefina sua senha do linkvault',
+    preheader: (d) => `O link é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Redefinir sua senha',
+    intro: 'Recebemos um pedido para redefinir sua senha do linkvault.',
+    button: 'Escolher uma nova senha',
+    validity: (d) => `O link funciona uma única vez e é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    ignore: 'Se você não pediu a redefinição, ignore este e-mail: sua senha continua a mesma.',
+  },
+  signUp: {
+    subject: 'Confirme seu e-mail para o linkvault',
+    preheader: (d) => `O link é válido por ${plural(d.hours, 'hora', 'horas')}.`,
+    heading: 'Confirme seu e-mail',
+    intro: 'Confirme seu endereço de e-mail para criar sua conta no linkvault.',
+    button: 'Confirmar e continuar',
+    validity: (d) => `O link funciona uma única vez e é válido por ${plural(d.hours, 'hora', 'horas')}.`,
+    ignore: 'Se você não se cadastrou, pode ignorar este e-mail.',
   },
 };

@@ -28,6 +28,10 @@ export interface MailData {
     downloadsAllowed: number;
     validDays: number;
   };
+  invitation: { accountName: string; inviterName: string; role: 'owner' | 'admin' | 'member'; acceptUrl: string; days: number };
+  magicLink: { url: string; minutes: number };
+  passwordReset: { url: string; minutes: number };
+  signUp: { url: string; hours: number };
 }
 
 export type MailKind = keyof MailData;
@@ -102,4 +106,27 @@ export interface MailStrings {
     limits: Phrase<'purchaseReceipt'>;
     keepSafe: string;
   };
+  invitation: {
+    subject: Phrase<'invitation'>;
+    preheader: Phrase<'invitation'>;
+    heading: string;
+    intro: Phrase<'invitation'>;
+    button: string;
+    validity: Phrase<'invitation'>;
+    ignore: string;
+  };
+  magicLink: PersonLinkStrings<'magicLink'>;
+  passwordReset: PersonLinkStrings<'passwordReset'>;
+  signUp: PersonLinkStrings<'signUp'>;
+}
+
+/** A message to a person that carries one link: a heading, a sentence, the button, its validity, a note. */
+export interface PersonLinkStrings<K extends MailKind> {
+  subject: string;
+  preheader: Phrase<K>;
+  heading: string;
+  intro: string;
+  button: string;
+  validity: Phrase<K>;
+  ignore: string;
 }

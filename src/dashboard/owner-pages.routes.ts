@@ -1,0 +1,161 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { cookieValue, type Identity } from '../core/auth.js';
+import type { Role } from '../core/permissions.js';
+import type { AuthService } from '../modules/auth/auth.service.js';
+import { DEFAULT_BRAND, type Brand, type BrandProvider } from '../modules/branding/brand.js';
+import type { SessionsService } from '../modules/sessions/sessions.service.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../modules/users/users.service.js';
+import { addVisitorPageHeaders } from '../viewer/render.js';
+import { sendNotice, sendOwnerPage, type Notice } from './render.js';
+
+export interface OwnerPagesDeps {
+  auth: Pick<AuthService, 'setupTokenUsable' | 'invitationFor'>;
+  sessions: Pick<SessionsService, 'authenticate'>;
+  brandFor: BrandProvider;
+  /** The account whose verified custom domain a Host is, if any. */
+  accountForHost: (host: string) => Promise<number | undefined>;
+  /** the owner session cookie's name */
+  sessionCookie: string;
+  signup: 'closed' | 'invite' | 'open';
+  /** OpenID Connect is configured: the sign-in page offers it. */
+  singleSignOn: boolean;
+}
+
+const LinkToken = Type.String({ minLength: 1, maxLength: 200 });
+const TokenQuery = Type.Object({ token: Type.Optional(LinkToken) });
+const SetupQuery = Type.Object({ token: Type.Optional(LinkToken), signup: Type.Optional(LinkToken) });
+const SignInQuery = Type.Object({ error: Type.Optional(Type.String({ maxLength: 100 })) });
+const InviteParams = Type.Object({ token: LinkToken });
+/** A malformed query or path (a cut or doubled link) is answered by the page, as a link that cannot be used. */
+const pageSchema = <S extends object>(schema: S) => ({ schema: { hide: true, ...schema }, attachValidation: true });
+
+/** What single sign-on (modules/oidc) sends back as `/sign-in?error=<code>`; any other code gets the generic sentence. */
+const SIGN_IN_ERRORS: Record<string, string> = {
+  oidc_state: 'The sign-in took too long or was started elsewhere; try again.',
+  oidc_unverified: 'Your identity provider did not confirm this e-mail address.',
+  oidc_no_account: 'No linkvault account is open to this e-mail; ask an owner for an invitation.',
+  oidc_failed: 'Single sign-on failed; try again or use your password.',
+  oidc_disabled: 'Your linkvault sign-in has been turned off; ask an owner of your account.',
+};
+const SIGN_IN_FAILED = 'The sign-in did not work; try again.';
+
+const ROLES: Record<Role, { label: string; scope: string }> = {
+  owner: { label: 'Owner', scope: 'Owners can do everything, including managing people and deleting the account.' },
+  admin: { label: 'Admin', scope: 'Admins can do everything but change owners or delete the account.' },
+  member: { label: 'Member', scope: 'Members work with links, uploads, data rooms, client portals, templates and analytics.' },
+};
+
+const SETUP_LINK_UNUSABLE: Notice = {
+  status: 404,
+  heading: 'This setup link cannot be used',
+  text: ['This setup link has been used or has expired. Run ', { code: 'npx linkvault setup-link' }, ' for a new one.'],
+  action: { href: '/sign-in', label: 'Go to sign-in' },
+};
+const INVITATION_UNUSABLE: Notice = {
+  status: 404,
+  heading: 'This invitation cannot be used',
+  text: ['This invitation has been accepted, withdrawn or has expired. Ask the person who invited you to send a new one.'],
+  action: { href: '/sign-in', label: 'Go to sign-in' },
+};
+const SIGN_UP_CLOSED: Notice = {
+  status: 404,
+  heading: 'Sign-up is by invitation',
+  text: ["New accounts cannot be created here. Ask an owner of your company's linkvault account to invite you."],
+  action: { href: '/sign-in', label: 'Go to sign-in' },
+};
+const NEWCOMERS_CLOSED: Notice = {
+  status: 403,
+  heading: 'This invitation cannot be accepted',
+  text: ['The administrator of this linkvault has closed it to new people. Ask them to let you in.'],
+};
+
+const PASSWORD_RULES = { passwordMin: PASSWORD_MIN, passwordMax: PASSWORD_MAX };
+
+/**
+ * The pages people sign in with (sign-in, sign-in links, sign-up, first-run setup, invitations,
+ * password resets) and /app, the signed-in page. Their forms are sent to the REST API by the
+ * pages' script; the server only decides which form to show and in whose brand.
+ */
+export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async (app, deps) => {
+  const { auth, sessions, brandFor, accountForHost, sessionCookie, signup, singleSignOn } = deps;
+  addVisitorPageHeaders(app);
+
+  /** The brand of the account whose custom domain the request came to, else linkvault's own. */
+  async function brandAt(request: FastifyRequest): Promise<Brand> {
+    const accountId = await accountForHost(request.hostname);
+    return accountId === undefined ? DEFAULT_BRAND : brandFor(accountId);
+  }
+
+  async function signedIn(request: FastifyRequest): Promise<Identity | null> {
+    const sessionId = cookieValue(request.headers.cookie, sessionCookie);
+    return sessionId === undefined ? null : sessions.authenticate(sessionId);
+  }
+
+  app.get('/sign-in', pageSchema({ querystring: SignInQuery }), async (request, reply) => {
+    if (await signedIn(request)) return reply.redirect('/app', 303);
+    const code = request.validationError ? '' : request.query.error;
+    const error = code === undefined ? null : Object.hasOwn(SIGN_IN_ERRORS, code) ? SIGN_IN_ERRORS[code] : SIGN_IN_FAILED;
+    const data = { error, singleSignOn, signupOpen: signup === 'open', passwordMax: PASSWORD_MAX };
+    return sendOwnerPage(reply, { template: 'sign-in', title: 'Sign in', brand: await brandAt(request), data });
+  });
+
+  // With a token, a button that spends it: mail scanners follow links, and must not sign anyone in.
+  app.get('/sign-in/link', pageSchema({ querystring: TokenQuery }), async (request, reply) => {
+    const token = request.validationError ? undefined : request.query.token;
+    const title = token ? 'Finish signing in' : 'Email me a sign-in link';
+    return sendOwnerPage(reply, { template: 'sign-in-link', title, brand: await brandAt(request), data: { token } });
+  });
+
+  app.get('/sign-up', { schema: { hide: true } }, async (request, reply) => {
+    const brand = await brandAt(request);
+    if (signup !== 'open') return sendNotice(reply, brand, SIGN_UP_CLOSED);
+    return sendOwnerPage(reply, { template: 'sign-up', title: 'Create an account', brand });
+  });
+
+  /** `?token=`: the first owner, with the link from the server log. `?signup=`: an address confirmed by open sign-up. */
+  app.get('/setup', pageSchema({ querystring: SetupQuery }), async (request, reply) => {
+    const brand = await brandAt(request);
+    const query = request.validationError ? {} : request.query;
+    if (query.signup !== undefined) {
+      if (signup !== 'open') return sendNotice(reply, brand, SIGN_UP_CLOSED);
+      const data = { signUpToken: query.signup, ...PASSWORD_RULES };
+      return sendOwnerPage(reply, { template: 'setup', title: 'Set up your account', brand, data });
+    }
+    if (query.token === undefined || !(await auth.setupTokenUsable(query.token))) return sendNotice(reply, brand, SETUP_LINK_UNUSABLE);
+    const data = { setupToken: query.token, ...PASSWORD_RULES };
+    return sendOwnerPage(reply, { template: 'setup', title: 'Create the owner account', brand, data });
+  });
+
+  app.get('/invite/:token', pageSchema({ params: InviteParams }), async (request, reply) => {
+    const invitation = request.validationError ? null : await auth.invitationFor(request.params.token);
+    if (!invitation) return sendNotice(reply, await brandAt(request), INVITATION_UNUSABLE);
+    const brand = await brandFor(invitation.accountId);
+    if (!invitation.hasSignIn && signup === 'closed') return sendNotice(reply, brand, NEWCOMERS_CLOSED);
+    const role = ROLES[invitation.role];
+    const data = {
+      token: request.params.token,
+      accountName: invitation.accountName,
+      email: invitation.email,
+      roleLabel: role.label,
+      roleScope: role.scope,
+      hasSignIn: invitation.hasSignIn,
+      ...PASSWORD_RULES,
+    };
+    return sendOwnerPage(reply, { template: 'invite', title: `Join ${invitation.accountName}`, brand, data });
+  });
+
+  app.get('/reset-password', pageSchema({ querystring: TokenQuery }), async (request, reply) => {
+    const token = request.validationError ? undefined : request.query.token;
+    const title = token ? 'Choose a new password' : 'Reset your password';
+    return sendOwnerPage(reply, { template: 'reset-password', title, brand: await brandAt(request), data: { token, ...PASSWORD_RULES } });
+  });
+
+  // Until the dashboard comes, the signed-in page; its script reads GET /api/me like any API client.
+  app.get('/app', { schema: { hide: true } }, async (request, reply) => {
+    const identity = await signedIn(request);
+    if (!identity) return reply.redirect('/sign-in', 303);
+    return sendOwnerPage(reply, { template: 'app', title: 'Your account', brand: await brandFor(identity.accountId) });
+  });
+};

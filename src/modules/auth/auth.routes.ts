@@ -1,0 +1,257 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { assertSameOrigin, cookieValue, principalOf } from '../../core/auth.js';
+import { ErrorBody, authErrors } from '../../core/schemas.js';
+import { clearOwnerSession, setOwnerSession, type OwnerSessionCookie } from '../../core/web/owner-session-cookie.js';
+import type { Client, StartedSession } from '../sessions/sessions.service.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../users/users.service.js';
+import type { AuthService } from './auth.service.js';
+
+const tags = ['Sign-in'];
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
+const Password = Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX });
+/** At sign-in any length is compared, so a rule change never locks out an old password's owner. */
+const AnyPassword = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
+const Token = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Code = Type.String({ minLength: 1, maxLength: 40 });
+
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+export const MeBody = Type.Object({
+  user: Type.Union([Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), twoFactor: Type.Boolean() }), Type.Null()]),
+  account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: Type.String() }),
+  role: Role,
+  accounts: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: Role })),
+  csrfToken: Type.Union([Type.String(), Type.Null()], { description: 'send as X-CSRF-Token with every change made through the session' }),
+});
+
+const publicErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody } as const;
+const Accepted = Type.Object({ message: Type.String() });
+
+export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+
+/**
+ * /api/auth (called before anyone is signed in, so `public` for the guard, but only from our own
+ * origin) and /api/me.
+ */
+export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; cookie: OwnerSessionCookie; publicOrigin: string }> = async (
+  app,
+  { auth, cookie, publicOrigin },
+) => {
+  const beforeSignIn = { public: true } as const;
+  // The guard skips the routes that come before sign-in; they still answer only our own pages.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) assertSameOrigin(request, publicOrigin);
+  });
+
+  /** Sets the cookie of a new session and answers as GET /api/me does. */
+  async function answerSignedIn(request: FastifyRequest, reply: FastifyReply, started: StartedSession) {
+    setOwnerSession(reply, cookie, started.sessionId, started.maxAgeSeconds);
+    return auth.meForSession(started.sessionId, request.ip);
+  }
+
+  app.post(
+    '/auth/setup',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'setUp',
+        summary: 'First run: create the first owner with the link from the server log',
+        security: [],
+        body: Type.Object({ token: Token, name: Name, email: Email, password: Password, companyName: Name }),
+        response: { 200: MeBody, ...publicErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => answerSignedIn(request, reply, await auth.setup(request.body, clientOf(request))),
+  );
+
+  app.post(
+    '/auth/sign-in',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'signIn',
+        summary: 'Sign in with e-mail and password (and the two-factor code when it is on)',
+        description:
+          'A 401 with `X-Two-Factor: required` asks for `code`. Five failures for one e-mail, or twenty from one address, in 15 minutes answer 429.',
+        security: [],
+        body: Type.Object({ email: Email, password: AnyPassword, code: Type.Optional(Code) }),
+        response: { 200: MeBody, ...publicErrors },
+      },
+    },
+    async (request, reply) => answerSignedIn(request, reply, await auth.signIn(request.body, clientOf(request))),
+  );
+
+  app.post(
+    '/auth/sign-out',
+    {
+      config: beforeSignIn,
+      schema: { tags, operationId: 'signOut', summary: 'End this session', security: [], response: { 204: Type.Null(), 403: ErrorBody } },
+    },
+    async (request, reply) => {
+      await auth.signOut(cookieValue(request.headers.cookie, cookie.name));
+      clearOwnerSession(reply, cookie);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/magic-link',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'sendMagicLink',
+        summary: 'E-mail a sign-in link valid 15 minutes (always 202)',
+        security: [],
+        body: Type.Object({ email: Email }),
+        response: { 202: Accepted, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      await auth.sendMagicLink(request.body.email, clientOf(request));
+      return reply.code(202).send({ message: 'If this e-mail has a linkvault sign-in, a link is on its way.' });
+    },
+  );
+
+  app.post(
+    '/auth/magic-link/confirm',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'signInWithLink',
+        summary: 'Sign in with the token of an e-mailed (or CLI-printed) sign-in link',
+        security: [],
+        body: Type.Object({ token: Token, code: Type.Optional(Code) }),
+        response: { 200: MeBody, ...publicErrors },
+      },
+    },
+    async (request, reply) => answerSignedIn(request, reply, await auth.signInWithLink(request.body, clientOf(request))),
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'requestPasswordReset',
+        summary: 'E-mail a password reset link valid 15 minutes (always 202)',
+        security: [],
+        body: Type.Object({ email: Email }),
+        response: { 202: Accepted, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      await auth.sendPasswordReset(request.body.email, clientOf(request));
+      return reply.code(202).send({ message: 'If this e-mail has a linkvault sign-in, a reset link is on its way.' });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset/confirm',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'resetPassword',
+        summary: 'Set a new password with the token of a reset link; every session of the person ends',
+        security: [],
+        body: Type.Object({ token: Token, password: Password }),
+        response: { 204: Type.Null(), ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      await auth.resetPassword(request.body, clientOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/sign-up',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'signUp',
+        summary: 'With SIGNUP=open: e-mail a link that confirms the address and creates an account (always 202)',
+        security: [],
+        body: Type.Object({ email: Email }),
+        response: { 202: Accepted, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      await auth.startSignUp(request.body.email, clientOf(request));
+      return reply.code(202).send({ message: 'A confirmation link is on its way to this e-mail.' });
+    },
+  );
+
+  app.post(
+    '/auth/sign-up/confirm',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'confirmSignUp',
+        summary: 'With SIGNUP=open: create the account of a confirmed e-mail',
+        security: [],
+        body: Type.Object({ token: Token, name: Name, password: Password, companyName: Name }),
+        response: { 200: MeBody, ...publicErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => answerSignedIn(request, reply, await auth.completeSignUp(request.body, clientOf(request))),
+  );
+
+  app.post(
+    '/auth/switch-account',
+    {
+      config: { sessionOnly: true, beforeTwoFactor: true },
+      schema: {
+        tags,
+        operationId: 'switchAccount',
+        summary: "Work in another of the person's accounts (the session gets a new id)",
+        body: Type.Object({ accountId: Type.Integer({ minimum: 1 }) }),
+        response: { 200: MeBody, ...authErrors, 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const sessionId = cookieValue(request.headers.cookie, cookie.name) ?? '';
+      const started = await auth.switchAccount(principalOf(request), sessionId, request.body.accountId, clientOf(request));
+      return answerSignedIn(request, reply, started);
+    },
+  );
+
+  app.post(
+    '/invitations/accept',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags: ['Members'],
+        operationId: 'acceptInvitation',
+        summary: 'Join the account of an invitation (a new person gives a name and password; an existing one their password)',
+        security: [],
+        body: Type.Object({ token: Token, name: Type.Optional(Name), password: AnyPassword }),
+        response: { 200: MeBody, ...publicErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => answerSignedIn(request, reply, await auth.acceptInvitation(request.body, clientOf(request))),
+  );
+
+  app.get(
+    '/me',
+    {
+      config: { beforeTwoFactor: true },
+      schema: {
+        tags,
+        operationId: 'getMe',
+        summary: 'Who is calling: the person (null with a key), account, role, accounts and CSRF token',
+        response: { 200: MeBody, ...authErrors },
+      },
+    },
+    async (request) => auth.me(principalOf(request)),
+  );
+};

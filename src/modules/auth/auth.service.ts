@@ -1,0 +1,390 @@
+import type { Principal } from '../../core/auth.js';
+import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../core/errors.js';
+import type { Role } from '../../core/permissions.js';
+import type { Plan } from '../../core/plans.js';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { UserRow } from '../../db/types.js';
+import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import type { AccountRecords, AccountsService } from '../accounts/accounts.service.js';
+import { commandLineSource, type AuditLog, type AuditSource } from '../audit/audit.service.js';
+import type { InvitationsService } from '../members/invitations.service.js';
+import type { MembersService } from '../members/members.service.js';
+import type { Client, SessionsService, StartedSession } from '../sessions/sessions.service.js';
+import { normalizeEmail, type UsersService } from '../users/users.service.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+import { consumeSignInToken, deleteSpentSignInTokens, findUsableSignInToken, insertSignInToken, type TokenPurpose } from './sign-in-tokens.repo.js';
+
+const MINUTE_MS = 60_000;
+/** How long each kind of link stays usable. */
+export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
+  setup: 24 * 60 * MINUTE_MS,
+  'magic-link': 15 * MINUTE_MS,
+  'password-reset': 15 * MINUTE_MS,
+  'sign-up': 24 * 60 * MINUTE_MS,
+};
+/** A magic link printed by the CLI for a person it just created: they may not read it within 15 minutes. */
+const CLI_LINK_TTL_MS = 24 * 60 * MINUTE_MS;
+const TOKEN = /^[0-9A-Za-z]{43}$/;
+
+export interface SignInMailer {
+  magicLink(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
+  passwordReset(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
+  signUp(to: string, data: { url: string; hours: number }, executor: Executor): Promise<void>;
+}
+
+/** The second factor, when the person turned it on (`modules/two-factor`). */
+export interface SecondFactor {
+  /** A code from the authenticator app or an unused recovery code; a recovery code is spent. */
+  verify(user: UserRow, code: string): Promise<boolean>;
+}
+
+export interface SignedIn extends StartedSession {
+  userId: number;
+  accountId: number;
+}
+
+const unusableLink = () => new AppError(404, 'This link has been used already or has expired');
+const twoFactorRequired = () =>
+  new AppError(401, 'Enter the six-digit code from your authenticator app, or a recovery code', { 'x-two-factor': 'required' });
+const signInRefused = () => unauthorized('The e-mail or password is not right');
+
+/**
+ * How people get in: first-run setup, e-mail and password (with the second factor when on),
+ * magic links, password resets, invitations, open sign-up, switching accounts. Each ends in a
+ * server-side session (`modules/sessions`); none reveals whether an e-mail has a sign-in.
+ */
+export function createAuthService(deps: {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  defaultPlan: Plan;
+  signup: 'closed' | 'invite' | 'open';
+  users: UsersService;
+  members: MembersService;
+  invitations: InvitationsService;
+  sessions: SessionsService;
+  accounts: Pick<AccountsService, 'open'> & Pick<AccountRecords, 'byEmail' | 'byId'>;
+  audit: AuditLog;
+  throttle: SignInThrottle;
+  mail: SignInMailer;
+  secondFactor: SecondFactor;
+}) {
+  const { db, clock, publicUrl, users, members, invitations, sessions, accounts, audit, throttle, mail, secondFactor } = deps;
+
+  async function issueToken(purpose: TokenPurpose, who: { email?: string; userId?: number }, executor: Executor = db, ttlMs = TOKEN_TTL_MS[purpose]) {
+    const token = randomBase62(43);
+    const now = clock();
+    await insertSignInToken(executor, {
+      tokenHash: sha256Hex(token),
+      purpose,
+      email: who.email ?? null,
+      userId: who.userId ?? null,
+      createdAt: now,
+      expiresAt: now + ttlMs,
+    });
+    return token;
+  }
+
+  async function consume(purpose: TokenPurpose, token: string, executor: Executor) {
+    const row = TOKEN.test(token) ? await consumeSignInToken(executor, sha256Hex(token), purpose, clock()) : undefined;
+    if (!row) throw unusableLink();
+    return row;
+  }
+
+  const sourceFor = (user: Pick<UserRow, 'id' | 'email'>, accountId: number | null, client: Client): AuditSource => ({
+    accountId,
+    actor: { type: 'user', id: user.id, label: user.email },
+    ip: client.ip,
+  });
+
+  /** A session in the person's first account; refused when they belong to none. */
+  async function startSession(user: Pick<UserRow, 'id' | 'email'>, client: Client, method: string, executor: Executor = db): Promise<SignedIn> {
+    const [first] = await members.accountsOf(user.id, executor);
+    if (!first) throw forbidden('Your access to every account has ended; ask an owner to invite you again');
+    await users.recordSignIn(user.id, executor);
+    const started = await sessions.start(user.id, first.id, client, executor);
+    await audit.record(
+      sourceFor(user, first.id, client),
+      { action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { method } },
+      executor,
+    );
+    return { ...started, userId: user.id, accountId: first.id };
+  }
+
+  async function recordFailure(email: string, client: Client, reason: string): Promise<void> {
+    const user = await users.byEmail(email);
+    const [first] = user ? await members.accountsOf(user.id) : [];
+    await audit.record(
+      {
+        accountId: first?.id ?? null,
+        actor: user ? { type: 'user', id: user.id, label: user.email } : { type: 'system', id: null, label: 'unknown person' },
+        ip: client.ip,
+      },
+      { action: 'sign_in.failed', target: user ? { type: 'user', id: user.id } : undefined, details: { reason } },
+    );
+  }
+
+  /**
+   * A single-use link mailed to a person who has a sign-in (magic link, reset), valid 15 minutes,
+   * in their first account's language. Nothing is sent, and nothing said, for an unknown e-mail.
+   */
+  async function mailLinkToPerson(
+    email: string,
+    client: Client,
+    purpose: 'magic-link' | 'password-reset',
+    page: string,
+    send: (to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor) => Promise<void>,
+  ): Promise<void> {
+    const normalized = normalizeEmail(email);
+    await throttle.begin(normalized, client.ip);
+    const user = await users.byEmail(normalized);
+    if (!user || user.disabled_at !== null) return;
+    const [first] = await members.accountsOf(user.id);
+    await db.transaction().execute(async (trx) => {
+      const token = await issueToken(purpose, { userId: user.id }, trx);
+      await send(
+        user.email,
+        { accountId: first?.id ?? null, url: `${publicUrl}${page}?token=${token}`, minutes: TOKEN_TTL_MS[purpose] / MINUTE_MS },
+        trx,
+      );
+    });
+  }
+
+  /** The second factor, when on: none given is a 401 that asks for it; a wrong one counts as a failed sign-in. */
+  async function assertSecondFactor(user: UserRow, code: string | undefined, client: Client): Promise<void> {
+    if (user.totp_confirmed_at === null) return;
+    if (code === undefined || code.trim() === '') throw twoFactorRequired();
+    if (!(await secondFactor.verify(user, code.trim()))) {
+      await recordFailure(user.email, client, 'two-factor code');
+      throw unauthorized('The two-factor code is not right');
+    }
+  }
+
+  /** The account a new owner gets: the one created earlier with the CLI for the same e-mail, or a new one. */
+  async function ownAccount(email: string, companyName: string, executor: Executor): Promise<number> {
+    const existing = await accounts.byEmail(email, executor);
+    return existing?.id ?? accounts.open({ email, name: companyName, plan: deps.defaultPlan }, executor);
+  }
+
+  /** A new person becomes the owner of an account (first run, open sign-up) and is signed in. */
+  async function startAsOwner(
+    person: { email: string; name: string; password: string },
+    accountId: number,
+    client: Client,
+    method: 'setup' | 'sign-up',
+    trx: Executor,
+  ): Promise<SignedIn> {
+    const userId = await users.create(person, trx);
+    await members.join(userId, accountId, 'owner', trx);
+    const action = method === 'setup' ? 'account.set_up' : 'account.signed_up';
+    await audit.record(
+      sourceFor({ id: userId, email: person.email }, accountId, client),
+      { action, target: { type: 'account', id: accountId } },
+      trx,
+    );
+    return startSession({ id: userId, email: person.email }, client, method, trx);
+  }
+
+  return {
+    /** A fresh first-run link (the start-up log line, `linkvault setup-link`). */
+    async setupLink(): Promise<string> {
+      return `${publicUrl}/setup?token=${await issueToken('setup', {})}`;
+    },
+
+    async setupTokenUsable(token: string): Promise<boolean> {
+      return TOKEN.test(token) && (await findUsableSignInToken(db, sha256Hex(token), 'setup', clock())) !== undefined;
+    },
+
+    needsSetup: async () => !(await users.anyExists()),
+
+    async setup(input: { token: string; name: string; email: string; password: string; companyName: string }, client: Client): Promise<SignedIn> {
+      if (input.companyName.trim() === '') throw badRequest('A company name is required');
+      return db.transaction().execute(async (trx) => {
+        await consume('setup', input.token, trx);
+        const email = normalizeEmail(input.email);
+        const accountId = await ownAccount(email, input.companyName.trim(), trx);
+        return startAsOwner({ ...input, email }, accountId, client, 'setup', trx);
+      });
+    },
+
+    async signIn(input: { email: string; password: string; code?: string }, client: Client): Promise<SignedIn> {
+      const email = normalizeEmail(input.email);
+      await throttle.begin(email, client.ip);
+      const user = await users.withPassword(email, input.password);
+      if (!user) {
+        await recordFailure(email, client, 'password');
+        throw signInRefused();
+      }
+      await assertSecondFactor(user, input.code, client);
+      await throttle.succeeded(email, client.ip);
+      return startSession(user, client, 'password');
+    },
+
+    /** Always 202 to the caller: a link goes out only when the e-mail has a sign-in. */
+    sendMagicLink: (email: string, client: Client) =>
+      mailLinkToPerson(email, client, 'magic-link', '/sign-in/link', (to, data, trx) => mail.magicLink(to, data, trx)),
+
+    /**
+     * `linkvault users create`: a person without a password joins an account (created with the CLI
+     * or by setup) with a role, and gets a one-time sign-in link valid a day.
+     */
+    async addPersonByOperator(input: { email: string; name?: string; accountEmail: string; role: Role }): Promise<string> {
+      const account = await accounts.byEmail(input.accountEmail);
+      if (!account) throw notFound(`Account ${input.accountEmail}`);
+      const email = normalizeEmail(input.email);
+      return db.transaction().execute(async (trx) => {
+        const existing = await users.byEmail(email, trx);
+        const userId = existing?.id ?? (await users.create({ email, name: input.name ?? email.split('@')[0]!, password: null }, trx));
+        await members.join(userId, account.id, input.role, trx);
+        await audit.record(
+          commandLineSource(account.id),
+          { action: 'member.added', target: { type: 'user', id: userId }, details: { email, role: input.role } },
+          trx,
+        );
+        return `${publicUrl}/sign-in/link?token=${await issueToken('magic-link', { userId }, trx, CLI_LINK_TTL_MS)}`;
+      });
+    },
+
+    /**
+     * Single sign-on (`oidc.service.ts`, which decides who may come in): the identity provider
+     * vouched for the person, so neither password nor second factor is asked; its own factors stand in.
+     */
+    signInVerified: (user: Pick<UserRow, 'id' | 'email'>, client: Client, executor: Executor = db) => startSession(user, client, 'oidc', executor),
+    recordSignInFailure: recordFailure,
+
+    /** The second factor is checked before the link is spent, so a try without the code can be repeated with it. */
+    async signInWithLink(input: { token: string; code?: string }, client: Client): Promise<SignedIn> {
+      const pending = TOKEN.test(input.token) ? await findUsableSignInToken(db, sha256Hex(input.token), 'magic-link', clock()) : undefined;
+      const user = pending?.user_id == null ? undefined : await users.byId(pending.user_id);
+      if (!user || user.disabled_at !== null) throw unusableLink();
+      await assertSecondFactor(user, input.code, client);
+      return db.transaction().execute(async (trx) => {
+        await consume('magic-link', input.token, trx);
+        return startSession(user, client, 'magic link', trx);
+      });
+    },
+
+    sendPasswordReset: (email: string, client: Client) =>
+      mailLinkToPerson(email, client, 'password-reset', '/reset-password', (to, data, trx) => mail.passwordReset(to, data, trx)),
+
+    /** Sets the new password and ends every session of the person; they sign in again with it. */
+    async resetPassword(input: { token: string; password: string }, client: Client): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const row = await consume('password-reset', input.token, trx);
+        const user = row.user_id === null ? undefined : await users.byId(row.user_id, trx);
+        if (!user) throw unusableLink();
+        await users.setPassword(user.id, input.password, trx);
+        await sessions.endAllOf(user.id, trx);
+        const [first] = await members.accountsOf(user.id, trx);
+        await audit.record(sourceFor(user, first?.id ?? null, client), { action: 'password.reset', target: { type: 'user', id: user.id } }, trx);
+      });
+    },
+
+    async invitationFor(token: string) {
+      const invitation = await invitations.peek(token);
+      if (!invitation) return null;
+      const account = await accounts.byId(invitation.accountId);
+      const user = await users.byEmail(invitation.email);
+      return { ...invitation, accountName: account?.name ?? account?.email ?? '', hasSignIn: user !== undefined };
+    },
+
+    /**
+     * Joins the invitation's account. A new person gives a name and password (unless sign-up is
+     * closed); a person who already signs in proves it with their password.
+     */
+    async acceptInvitation(input: { token: string; name?: string; password: string }, client: Client): Promise<SignedIn> {
+      return db.transaction().execute(async (trx) => {
+        const invitation = await invitations.claim(input.token, trx);
+        const existing = await users.byEmail(invitation.email, trx);
+        let user: Pick<UserRow, 'id' | 'email'>;
+        if (existing) {
+          const proven = await users.withPassword(existing.email, input.password, trx);
+          if (!proven) throw unauthorized('This e-mail already has a linkvault sign-in: enter its password to accept');
+          user = proven;
+        } else {
+          if (deps.signup === 'closed') throw forbidden('New people cannot join this linkvault: the administrator has closed sign-up');
+          const userId = await users.create({ email: invitation.email, name: input.name ?? '', password: input.password }, trx);
+          user = { id: userId, email: invitation.email };
+        }
+        await members.join(user.id, invitation.accountId, invitation.role, trx);
+        const source = sourceFor(user, invitation.accountId, client);
+        await audit.record(source, { action: 'invitation.accepted', target: { type: 'user', id: user.id }, details: { role: invitation.role } }, trx);
+        const started = await sessions.start(user.id, invitation.accountId, client, trx);
+        await users.recordSignIn(user.id, trx);
+        return { ...started, userId: user.id, accountId: invitation.accountId };
+      });
+    },
+
+    /** Open sign-up, step one: a confirmation link to the address (always 202). */
+    async startSignUp(email: string, client: Client): Promise<void> {
+      if (deps.signup !== 'open') throw forbidden('Sign-up is by invitation only on this linkvault');
+      const normalized = normalizeEmail(email);
+      await throttle.begin(normalized, client.ip);
+      if (await users.byEmail(normalized)) return;
+      await db.transaction().execute(async (trx) => {
+        const token = await issueToken('sign-up', { email: normalized }, trx);
+        await mail.signUp(normalized, { url: `${publicUrl}/setup?signup=${token}`, hours: 24 }, trx);
+      });
+    },
+
+    /** Open sign-up, step two: the confirmed address becomes the owner of a new account. */
+    async completeSignUp(input: { token: string; name: string; password: string; companyName: string }, client: Client): Promise<SignedIn> {
+      if (deps.signup !== 'open') throw forbidden('Sign-up is by invitation only on this linkvault');
+      if (input.companyName.trim() === '') throw badRequest('A company name is required');
+      return db.transaction().execute(async (trx) => {
+        const row = await consume('sign-up', input.token, trx);
+        const email = row.email ?? '';
+        const accountId = await accounts.open({ email, name: input.companyName.trim(), plan: deps.defaultPlan }, trx);
+        return startAsOwner({ ...input, email }, accountId, client, 'sign-up', trx);
+      });
+    },
+
+    /** Moves the session to another of the person's accounts, under a new id. */
+    async switchAccount(principal: Principal, sessionId: string, accountId: number, client: Client): Promise<StartedSession> {
+      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
+      const userId = principal.actor.id;
+      if (!(await members.roleIn(userId, accountId))) throw notFound(`Account ${accountId}`);
+      return sessions.rotate(sessionId, userId, accountId, client);
+    },
+
+    async signOut(sessionId: string | undefined): Promise<void> {
+      if (sessionId !== undefined) await sessions.end(sessionId);
+    },
+
+    /** Who is asking, in which account, with which role, and the CSRF token their changes must carry. */
+    async me(principal: Principal) {
+      const account = await accounts.byId(principal.accountId);
+      if (principal.actor.type !== 'user') {
+        const name = account?.name ?? account?.email ?? '';
+        return {
+          user: null,
+          account: { id: principal.accountId, name, plan: principal.plan },
+          role: principal.role,
+          accounts: [{ id: principal.accountId, name, role: principal.role }],
+          csrfToken: null,
+        };
+      }
+      const user = await users.byId(principal.actor.id);
+      if (!user) throw unauthorized('Your session has ended: sign in again');
+      return {
+        user: { id: user.id, email: user.email, name: user.name, twoFactor: user.totp_confirmed_at !== null },
+        account: { id: principal.accountId, name: account?.name ?? account?.email ?? '', plan: principal.plan },
+        role: principal.role,
+        accounts: await members.accountsOf(user.id),
+        csrfToken: principal.session?.csrfToken ?? null,
+      };
+    },
+
+    /** GET /api/me for a session just started (the answer of sign-in). */
+    async meForSession(sessionId: string, ip: string) {
+      const identity = await sessions.authenticate(sessionId);
+      if (!identity) throw unauthorized('Your session has ended: sign in again');
+      return this.me({ ...identity, ip });
+    },
+
+    sweepTokens: () => deleteSpentSignInTokens(db, clock()),
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,53 @@
+import type { Executor } from '../../db/executor.js';
+
+export type TokenPurpose = 'setup' | 'magic-link' | 'password-reset' | 'sign-up';
+
+export function insertSignInToken(
+  db: Executor,
+  token: { tokenHash: string; purpose: TokenPurpose; email: string | null; userId: number | null; createdAt: number; expiresAt: number },
+) {
+  return db
+    .insertInto('sign_in_tokens')
+    .values({
+      token_hash: token.tokenHash,
+      purpose: token.purpose,
+      email: token.email,
+      user_id: token.userId,
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+/**
+ * Uses the token: marks it used and answers it, once. A second use, an expired token or one
+ * made for another purpose finds nothing.
+ */
+export async function consumeSignInToken(db: Executor, tokenHash: string, purpose: TokenPurpose, now: number) {
+  const row = await db
+    .updateTable('sign_in_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['email', 'user_id'])
+    .executeTakeFirst();
+  return row;
+}
+
+/** The token as it would be accepted now, without using it (a page shows its form only then). */
+export function findUsableSignInToken(db: Executor, tokenHash: string, purpose: TokenPurpose, now: number) {
+  return db
+    .selectFrom('sign_in_tokens')
+    .select(['email', 'user_id'])
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export async function deleteSpentSignInTokens(db: Executor, now: number): Promise<void> {
+  await db.deleteFrom('sign_in_tokens').where('expires_at', '<', now).execute();
+}

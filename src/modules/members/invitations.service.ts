@@ -1,0 +1,122 @@
+import type { Principal } from '../../core/auth.js';
+import { AppError, conflict, notFound } from '../../core/errors.js';
+import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
+import { isoTime } from '../../core/timestamps.js';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import type { AuditLog } from '../audit/audit.service.js';
+import { normalizeEmail } from '../users/users.service.js';
+import {
+  deleteInvitation,
+  findInvitationByTokenHash,
+  findMembershipByEmail,
+  findPendingInvitationByEmail,
+  insertInvitation,
+  listPendingInvitations,
+  markInvitationAccepted,
+} from './members.repo.js';
+
+export const INVITATION_DAYS = 7;
+const DAY_MS = 86_400_000;
+const INVITATION_TOKEN = /^[0-9A-Za-z]{43}$/;
+
+export interface InvitationNotifier {
+  invitation(
+    to: string,
+    data: { accountId: number; inviterName: string; role: Role; acceptUrl: string; days: number },
+    executor: Executor,
+  ): Promise<void>;
+}
+
+export interface Invitation {
+  accountId: number;
+  email: string;
+  role: Role;
+}
+
+/** Invitations to join an account: a hashed single-use token, seven days, mailed to the person. */
+export function createInvitationsService(deps: { db: Db; clock: Clock; publicUrl: string; audit: AuditLog; notify: InvitationNotifier }) {
+  const { db, clock, publicUrl, audit, notify } = deps;
+  const view = (row: { id: number; email: string; role: string; created_at: number; expires_at: number; invited_by: number | null }) => ({
+    id: row.id,
+    email: row.email,
+    role: roleOf(row.role),
+    invitedBy: row.invited_by,
+    createdAt: isoTime(row.created_at),
+    expiresAt: isoTime(row.expires_at),
+  });
+
+  return {
+    async invite(principal: Principal, input: { email: string; role: Role }) {
+      if (input.role === 'owner') assertMayAct(principal.role, 'owners');
+      const email = normalizeEmail(input.email);
+      const token = randomBase62(43);
+      const now = clock();
+      return db.transaction().execute(async (trx) => {
+        if (await findMembershipByEmail(trx, principal.accountId, email)) throw conflict(`${email} is already a member of this account`);
+        const id = await insertInvitation(trx, {
+          accountId: principal.accountId,
+          email,
+          role: input.role,
+          tokenHash: sha256Hex(token),
+          invitedBy: principal.actor.type === 'user' ? principal.actor.id : null,
+          createdAt: now,
+          expiresAt: now + INVITATION_DAYS * DAY_MS,
+        });
+        const acceptUrl = `${publicUrl}/invite/${token}`;
+        await notify.invitation(
+          email,
+          { accountId: principal.accountId, inviterName: principal.actor.label, role: input.role, acceptUrl, days: INVITATION_DAYS },
+          trx,
+        );
+        await audit.record(principal, { action: 'member.invited', target: { type: 'invitation', id }, details: { email, role: input.role } }, trx);
+        return view({
+          id,
+          email,
+          role: input.role,
+          created_at: now,
+          expires_at: now + INVITATION_DAYS * DAY_MS,
+          invited_by: principal.actor.type === 'user' ? principal.actor.id : null,
+        });
+      });
+    },
+
+    async list(accountId: number) {
+      return (await listPendingInvitations(db, accountId, clock())).map(view);
+    },
+
+    async withdraw(principal: Principal, id: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        if (!(await deleteInvitation(trx, principal.accountId, id))) throw notFound(`Invitation ${id}`);
+        await audit.record(principal, { action: 'invitation.withdrawn', target: { type: 'invitation', id } }, trx);
+      });
+    },
+
+    /** The pending invitation of a token, for the page that accepts it; null when used, withdrawn or expired. */
+    async peek(token: string): Promise<Invitation | null> {
+      if (!INVITATION_TOKEN.test(token)) return null;
+      const row = await findInvitationByTokenHash(db, sha256Hex(token));
+      if (!row || row.accepted_at !== null || row.expires_at <= clock()) return null;
+      return { accountId: row.account_id, email: row.email, role: roleOf(row.role) };
+    },
+
+    /** Uses the invitation of a token, once; 404 when it cannot be used. */
+    async claim(token: string, executor: Executor): Promise<Invitation> {
+      const invitation = INVITATION_TOKEN.test(token) ? await findInvitationByTokenHash(executor, sha256Hex(token)) : undefined;
+      if (!invitation || invitation.expires_at <= clock() || !(await markInvitationAccepted(executor, invitation.id, clock()))) {
+        throw new AppError(404, 'This invitation has been used, withdrawn or has expired');
+      }
+      return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
+    },
+
+    /** The newest pending invitation for a verified e-mail (single sign-on), used at once. */
+    async claimForEmail(email: string, executor: Executor): Promise<Invitation | null> {
+      const invitation = await findPendingInvitationByEmail(executor, normalizeEmail(email), clock());
+      if (!invitation || !(await markInvitationAccepted(executor, invitation.id, clock()))) return null;
+      return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
+    },
+  };
+}
+
+export type InvitationsService = ReturnType<typeof createInvitationsService>;

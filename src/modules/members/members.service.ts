@@ -1,0 +1,95 @@
+import type { Principal } from '../../core/auth.js';
+import { notFound, unprocessable } from '../../core/errors.js';
+import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
+import { isoTime } from '../../core/timestamps.js';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { AuditLog } from '../audit/audit.service.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { countOwners, deleteMembership, findMembership, insertMembership, listAccountsOf, listMembers, updateRole } from './members.repo.js';
+
+/**
+ * Who belongs to which account, with which role (the `memberships` table). At least one owner
+ * always remains; only an owner makes, changes or removes an owner.
+ */
+export function createMembersService(deps: {
+  db: Db;
+  clock: Clock;
+  audit: AuditLog;
+  accounts: Pick<AccountRecords, 'lock'>;
+  sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
+}) {
+  const { db, clock, audit, accounts, sessions } = deps;
+
+  /** Holds the account's lock, so two changes cannot both remove "the other" last owner. */
+  async function assertOwnerRemains(trx: Executor, accountId: number, losing: Role): Promise<void> {
+    if (losing !== 'owner') return;
+    if ((await countOwners(trx, accountId)) <= 1) throw unprocessable('An account keeps at least one owner: make someone else owner first');
+  }
+
+  return {
+    async join(userId: number, accountId: number, role: Role, executor: Executor = db): Promise<void> {
+      if (await findMembership(executor, userId, accountId)) return;
+      await insertMembership(executor, { userId, accountId, role, createdAt: clock() });
+    },
+
+    async roleIn(userId: number, accountId: number, executor: Executor = db): Promise<Role | null> {
+      const row = await findMembership(executor, userId, accountId);
+      return row ? roleOf(row.role) : null;
+    },
+
+    async accountsOf(userId: number, executor: Executor = db) {
+      const rows = await listAccountsOf(executor, userId);
+      return rows.map((row) => ({ id: row.id, name: row.name ?? row.email, role: roleOf(row.role) }));
+    },
+
+    async list(accountId: number) {
+      const rows = await listMembers(db, accountId);
+      return rows.map((row) => ({
+        userId: row.id,
+        email: row.email,
+        name: row.name,
+        role: roleOf(row.role),
+        twoFactor: row.totp_confirmed_at !== null,
+        joinedAt: isoTime(row.created_at),
+        lastSignInAt: row.last_sign_in_at === null ? null : isoTime(row.last_sign_in_at),
+      }));
+    },
+
+    async changeRole(principal: Principal, userId: number, role: Role) {
+      const result = await db.transaction().execute(async (trx) => {
+        await accounts.lock(trx, principal.accountId);
+        const current = await this.roleIn(userId, principal.accountId, trx);
+        if (!current) throw notFound(`Member ${userId}`);
+        if (current === role) return current;
+        if (current === 'owner' || role === 'owner') assertMayAct(principal.role, 'owners');
+        await assertOwnerRemains(trx, principal.accountId, current);
+        await updateRole(trx, userId, principal.accountId, role);
+        await audit.record(
+          principal,
+          { action: 'member.role_changed', target: { type: 'user', id: userId }, details: { from: current, to: role } },
+          trx,
+        );
+        return current;
+      });
+      sessions.forgetUser(userId);
+      return result;
+    },
+
+    async remove(principal: Principal, userId: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await accounts.lock(trx, principal.accountId);
+        const current = await this.roleIn(userId, principal.accountId, trx);
+        if (!current) throw notFound(`Member ${userId}`);
+        if (current === 'owner') assertMayAct(principal.role, 'owners');
+        await assertOwnerRemains(trx, principal.accountId, current);
+        await deleteMembership(trx, userId, principal.accountId);
+        await sessions.endIn(userId, principal.accountId, trx);
+        await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
+      });
+    },
+  };
+}
+
+export type MembersService = ReturnType<typeof createMembersService>;

@@ -1,0 +1,173 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { Identity } from '../../core/auth.js';
+import { notFound } from '../../core/errors.js';
+import { isRole } from '../../core/permissions.js';
+import { scheduledJob } from '../../core/periodic-job.js';
+import { isoTime } from '../../core/timestamps.js';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { Precompile } from '../../db/precompiled.js';
+import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import {
+  deleteLapsedSessions,
+  deleteSessionByHash,
+  deleteSessions,
+  deleteSessionsOfMembership,
+  insertSession,
+  listSessionsOf,
+  sessionLookup,
+  touchSession,
+} from './sessions.repo.js';
+
+const SESSION_ID = /^[0-9A-Za-z]{43}$/;
+const DAY_MS = 86_400_000;
+/** last_seen_at is written at most this often per session: the idle timeout counts in days. */
+const TOUCH_EVERY_MS = 60_000;
+const CACHE_TTL_MS = 1_000;
+const CACHE_MAX = 10_000;
+
+export interface Client {
+  ip: string;
+  userAgent: string;
+}
+
+export interface StartedSession {
+  /** the cookie's value; shown to no one else and never stored */
+  sessionId: string;
+  maxAgeSeconds: number;
+}
+
+/**
+ * Server-side sessions of people signed in to the dashboard and the API. The cookie holds a
+ * random id; the row is found by its SHA-256, so a copy of the database signs no one in. The
+ * CSRF token is an HMAC of that hash under a key derived from the master key: stable for the
+ * session, never stored, and useless without the cookie.
+ */
+export function createSessionsService(deps: {
+  db: Db;
+  precompile: Precompile;
+  clock: Clock;
+  masterKey: Buffer;
+  idleDays: number;
+  absoluteDays: number;
+  log: { warn(obj: object, msg: string): void };
+}) {
+  const { db, clock, idleDays, absoluteDays } = deps;
+  const idleMs = idleDays * DAY_MS;
+  const absoluteMs = absoluteDays * DAY_MS;
+  const csrfKey = Buffer.from(hkdfSync('sha256', deps.masterKey, '', 'linkvault session csrf tokens', 32));
+  const csrfTokenOf = (idHash: string) => createHmac('sha256', csrfKey).update(idHash).digest('base64url');
+  const lookup = sessionLookup(db, deps.precompile);
+
+  // Resolved sessions for a second, as API keys are: a burst of requests reads the database once.
+  // An ended session is dropped here at once; another replica sees the end within the second.
+  const cache = new Map<string, { identity: Identity; until: number }>();
+  const forget = (hashes: string[]) => hashes.forEach((hash) => cache.delete(hash));
+
+  async function start(userId: number, accountId: number, client: Client, executor: Executor = db): Promise<StartedSession> {
+    const sessionId = randomBase62(43);
+    const now = clock();
+    await insertSession(executor, {
+      idHash: sha256Hex(sessionId),
+      publicId: randomBase62(16),
+      userId,
+      accountId,
+      now,
+      expiresAt: now + absoluteMs,
+      ip: client.ip,
+      userAgent: client.userAgent.slice(0, 300),
+    });
+    return { sessionId, maxAgeSeconds: absoluteMs / 1000 };
+  }
+
+  const sweeper = scheduledJob(
+    () => deleteLapsedSessions(db, clock() - idleMs, clock()),
+    3_600_000,
+    (err) => deps.log.warn({ err }, 'could not delete lapsed sessions'),
+  );
+
+  return {
+    start,
+
+    async authenticate(sessionId: string): Promise<Identity | null> {
+      if (!SESSION_ID.test(sessionId)) return null;
+      const idHash = sha256Hex(sessionId);
+      const now = clock();
+      const cached = cache.get(idHash);
+      if (cached && cached.until > now) return cached.identity;
+      const [row] = await lookup(idHash);
+      if (!row || row.expires_at <= now || row.last_seen_at <= now - idleMs || !isRole(row.role)) {
+        cache.delete(idHash);
+        return null;
+      }
+      if (now - row.last_seen_at > TOUCH_EVERY_MS) await touchSession(db, idHash, now);
+      const identity: Identity = {
+        accountId: row.account_id,
+        plan: row.plan,
+        role: row.role,
+        via: 'session',
+        actor: { type: 'user', id: row.user_id, label: row.email },
+        session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash), twoFactor: row.totp_confirmed_at !== null },
+      };
+      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(idHash, { identity, until: now + CACHE_TTL_MS });
+      return identity;
+    },
+
+    /** Ends this session and starts another for the same person (a new id at any change of rights). */
+    async rotate(sessionId: string, userId: number, accountId: number, client: Client, executor: Executor = db): Promise<StartedSession> {
+      const idHash = sha256Hex(sessionId);
+      forget(await deleteSessions(executor, { userId, idHash }));
+      return start(userId, accountId, client, executor);
+    },
+
+    /** Signing out: the session of this cookie, whoever it belongs to. */
+    async end(sessionId: string): Promise<void> {
+      if (!SESSION_ID.test(sessionId)) return;
+      const idHash = sha256Hex(sessionId);
+      await deleteSessionByHash(db, idHash);
+      forget([idHash]);
+    },
+
+    async list(userId: number, currentPublicId: string | undefined) {
+      const now = clock();
+      const rows = await listSessionsOf(db, userId, now - idleMs, now);
+      return rows.map((row) => ({
+        id: row.public_id,
+        accountId: row.account_id,
+        current: row.public_id === currentPublicId,
+        createdAt: isoTime(row.created_at),
+        lastSeenAt: isoTime(row.last_seen_at),
+        expiresAt: isoTime(Math.min(row.expires_at, row.last_seen_at + idleMs)),
+        ip: row.ip,
+        userAgent: row.user_agent,
+      }));
+    },
+
+    async revoke(userId: number, publicId: string): Promise<void> {
+      const ended = await deleteSessions(db, { userId, publicId });
+      if (ended.length === 0) throw notFound(`Session ${publicId}`);
+      forget(ended);
+    },
+
+    /** Every session of the person (password changed, disabled), but the one given. */
+    async endAllOf(userId: number, executor: Executor = db, exceptSessionId?: string): Promise<void> {
+      forget(await deleteSessions(executor, { userId, exceptHash: exceptSessionId === undefined ? undefined : sha256Hex(exceptSessionId) }));
+    },
+
+    /** The person's sessions in one account (removed from it). */
+    async endIn(userId: number, accountId: number, executor: Executor = db): Promise<void> {
+      forget(await deleteSessionsOfMembership(executor, userId, accountId));
+    },
+
+    /** Drops what this process remembers of the person's sessions (their role changed). */
+    forgetUser(userId: number): void {
+      for (const [hash, entry] of cache) if (entry.identity.actor.id === userId) cache.delete(hash);
+    },
+
+    startSweeper: () => sweeper.start(),
+    stopSweeper: () => sweeper.stop(),
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

@@ -1,0 +1,161 @@
+import { randomInt } from 'node:crypto';
+import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
+import type { Principal } from '../../core/auth.js';
+import { badRequest, conflict, notFound, unauthorized } from '../../core/errors.js';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { UserRow } from '../../db/types.js';
+import { seal, unseal } from '../../infra/crypto/sealed.js';
+import { sha256Hex } from '../../infra/crypto/tokens.js';
+import { COMMAND_LINE, type AuditLog, type AuditSource } from '../audit/audit.service.js';
+import type { MembersService } from '../members/members.service.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import type { UsersService } from '../users/users.service.js';
+import { deleteRecoveryCodes, replaceRecoveryCodes, spendRecoveryCode } from './two-factor.repo.js';
+
+// Loaded by the first two-factor request, not at start (docs/adr/0012-start-up.md).
+const otpauth = loadOnFirstUse<typeof import('otpauth')>('otpauth');
+const qrcode = loadOnFirstUse<typeof import('qrcode')>('qrcode');
+
+const PERIOD_SECONDS = 30;
+const RECOVERY_CODES = 10;
+// No 0/o, 1/l/i: a code read from paper is typed back right.
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const LAST_STEPS_MAX = 10_000;
+
+const secretContext = (userId: number) => `users.totp_secret:${userId}`;
+/** What a person types: spaces and dashes are theirs to add, letters in either case. */
+const cleaned = (code: string) => code.replace(/[\s-]/g, '').toLowerCase();
+
+function recoveryCode(): string {
+  const chars = Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+/**
+ * Two-factor sign-in (RFC 6238 TOTP: SHA-1, six digits, 30 seconds, one step either side) with
+ * ten single-use recovery codes. The secret is sealed under the master key in the person's row;
+ * recovery codes are kept as SHA-256.
+ */
+export function createTwoFactorService(deps: {
+  db: Db;
+  clock: Clock;
+  masterKey: Buffer;
+  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor'>;
+  members: Pick<MembersService, 'accountsOf'>;
+  sessions: Pick<SessionsService, 'endAllOf' | 'forgetUser'>;
+  audit: Pick<AuditLog, 'record'>;
+}) {
+  const { db, clock, masterKey, users, members, sessions, audit } = deps;
+  // The last time step each person's code was accepted at, so an overheard code cannot be used
+  // again within its window. Kept in this process only: another replica could accept the same
+  // code once more within 90 seconds, a risk accepted to keep sign-in free of a write per code.
+  const lastSteps = new Map<number, number>();
+
+  const totp = (secret: string, label: string) =>
+    new (otpauth().TOTP)({
+      issuer: 'linkvault',
+      label,
+      secret: otpauth().Secret.fromBase32(secret),
+      algorithm: 'SHA1',
+      digits: 6,
+      period: PERIOD_SECONDS,
+    });
+
+  /** The step of a current code of the person's secret, or null. */
+  function matchingStep(user: UserRow, code: string): number | null {
+    if (!user.totp_secret || !/^\d{6}$/.test(code)) return null;
+    const now = clock();
+    const delta = totp(unseal(masterKey, user.totp_secret, secretContext(user.id)), user.email).validate({ token: code, timestamp: now, window: 1 });
+    return delta === null ? null : Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
+  }
+
+  function acceptStep(userId: number, step: number): boolean {
+    if ((lastSteps.get(userId) ?? -1) >= step) return false;
+    lastSteps.delete(userId);
+    if (lastSteps.size >= LAST_STEPS_MAX) lastSteps.delete(lastSteps.keys().next().value!);
+    lastSteps.set(userId, step);
+    return true;
+  }
+
+  /** A current code (not used before) or an unused recovery code, which is spent. */
+  async function verify(user: UserRow, rawCode: string, executor: Executor = db): Promise<boolean> {
+    const code = cleaned(rawCode);
+    const step = matchingStep(user, code);
+    if (step !== null) return acceptStep(user.id, step);
+    return code.length === 10 && spendRecoveryCode(executor, user.id, sha256Hex(code), clock());
+  }
+
+  async function personOf(principal: Principal): Promise<UserRow> {
+    const user = principal.actor.type === 'user' ? await users.byId(principal.actor.id) : undefined;
+    if (!user) throw unauthorized('Your session has ended: sign in again');
+    return user;
+  }
+
+  return {
+    verify,
+
+    /** Starts (or starts over) enrolment: a fresh secret, as an otpauth URI and its QR code. */
+    async enrol(principal: Principal) {
+      const user = await personOf(principal);
+      if (user.totp_confirmed_at !== null) throw conflict('Two-factor sign-in is already on; turn it off first to set it up again');
+      const secret = new (otpauth().Secret)({ size: 20 }).base32;
+      await users.setTwoFactor(user.id, seal(masterKey, secret, secretContext(user.id)), null);
+      const otpauthUri = totp(secret, user.email).toString();
+      return { otpauthUri, qrCodeSvg: await qrcode().toString(otpauthUri, { type: 'svg', margin: 1 }) };
+    },
+
+    /** A code from the app turns two-factor on; the recovery codes are shown this once; the person's other sessions end. */
+    async confirm(principal: Principal, code: string, currentSessionId: string | undefined): Promise<string[]> {
+      const user = await personOf(principal);
+      if (!user.totp_secret || user.totp_confirmed_at !== null) {
+        throw conflict('No two-factor set-up is under way: start one with POST /api/me/two-factor');
+      }
+      const step = matchingStep(user, cleaned(code));
+      if (step === null || !acceptStep(user.id, step)) {
+        throw badRequest('The code is not right: enter the six digits your authenticator app shows now');
+      }
+      const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+      await db.transaction().execute(async (trx) => {
+        await users.setTwoFactor(user.id, user.totp_secret, clock(), trx);
+        await replaceRecoveryCodes(
+          trx,
+          user.id,
+          codes.map((recovery) => sha256Hex(cleaned(recovery))),
+        );
+        await sessions.endAllOf(user.id, trx, currentSessionId);
+        await audit.record(principal, { action: 'two_factor.enabled', target: { type: 'user', id: user.id } }, trx);
+      });
+      sessions.forgetUser(user.id);
+      return codes;
+    },
+
+    /** Turning it off takes a current code or a recovery code. */
+    async disable(principal: Principal, code: string): Promise<void> {
+      const user = await personOf(principal);
+      if (user.totp_confirmed_at === null) throw conflict('Two-factor sign-in is not on');
+      await db.transaction().execute(async (trx) => {
+        if (!(await verify(user, code, trx))) throw badRequest('The code is not right: enter a current code from your app or a recovery code');
+        await users.setTwoFactor(user.id, null, null, trx);
+        await deleteRecoveryCodes(trx, user.id);
+        await audit.record(principal, { action: 'two_factor.disabled', target: { type: 'user', id: user.id } }, trx);
+      });
+      sessions.forgetUser(user.id);
+    },
+
+    /** `linkvault users reset-2fa`: for a person who lost their phone and their recovery codes. */
+    async resetByOperator(email: string): Promise<void> {
+      const user = await users.byEmail(email);
+      if (!user) throw notFound(`Person ${email}`);
+      const [first] = await members.accountsOf(user.id);
+      const source: AuditSource = { accountId: first?.id ?? null, actor: COMMAND_LINE, ip: null };
+      await db.transaction().execute(async (trx) => {
+        await users.setTwoFactor(user.id, null, null, trx);
+        await deleteRecoveryCodes(trx, user.id);
+        await audit.record(source, { action: 'two_factor.reset', target: { type: 'user', id: user.id } }, trx);
+      });
+    },
+  };
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;

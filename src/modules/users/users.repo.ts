@@ -1,0 +1,32 @@
+import type { Executor } from '../../db/executor.js';
+import type { UserRow } from '../../db/types.js';
+
+export async function insertUser(db: Executor, user: { email: string; name: string; passwordHash: string | null; createdAt: number }) {
+  const row = await db
+    .insertInto('users')
+    .values({ email: user.email, name: user.name, password_hash: user.passwordHash, created_at: user.createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function anyUserExists(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+export async function updateUser(
+  db: Executor,
+  id: number,
+  changes: Partial<Pick<UserRow, 'name' | 'password_hash' | 'totp_secret' | 'totp_confirmed_at' | 'last_sign_in_at' | 'disabled_at'>>,
+): Promise<boolean> {
+  const result = await db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

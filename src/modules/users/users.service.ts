@@ -1,0 +1,72 @@
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { UserRow } from '../../db/types.js';
+import { badRequest, unprocessable } from '../../core/errors.js';
+import { hashPassword, verifyPassword } from '../../infra/crypto/passwords.js';
+import { anyUserExists, findUserByEmail, findUserById, insertUser, updateUser } from './users.repo.js';
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 256;
+
+/** E-mail addresses are compared lower-cased and trimmed. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function assertPasswordAcceptable(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw badRequest(`A password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
+  }
+}
+
+// Checked when no such person exists, so an unknown e-mail costs the same time as a wrong password.
+// Made on the first sign-in, not at start.
+let decoyHash: Promise<string> | undefined;
+
+/** The people who sign in (the `users` table). Who belongs to which account is `modules/members`. */
+export function createUsersService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    byEmail: (email: string, executor: Executor = db) => findUserByEmail(executor, normalizeEmail(email)),
+    byId: (id: number, executor: Executor = db) => findUserById(executor, id),
+    anyExists: () => anyUserExists(db),
+
+    async create(input: { email: string; name: string; password: string | null }, executor: Executor = db): Promise<number> {
+      const email = normalizeEmail(input.email);
+      const name = input.name.trim();
+      if (name === '') throw badRequest('A name is required');
+      if (input.password !== null) assertPasswordAcceptable(input.password);
+      if (await findUserByEmail(executor, email))
+        throw unprocessable(`A person with e-mail ${email} already has a linkvault sign-in; sign in instead`);
+      const passwordHash = input.password === null ? null : await hashPassword(input.password);
+      return insertUser(executor, { email, name, passwordHash, createdAt: clock() });
+    },
+
+    /**
+     * The person with this e-mail and password, or null: unknown, disabled, without a password
+     * or a wrong one all take one scrypt and answer the same.
+     */
+    async withPassword(email: string, password: string, executor: Executor = db): Promise<UserRow | null> {
+      const user = await findUserByEmail(executor, normalizeEmail(email));
+      const usable = user && user.disabled_at === null && user.password_hash !== null ? user : null;
+      const matches = await verifyPassword(
+        password.slice(0, PASSWORD_MAX),
+        usable?.password_hash ?? (await (decoyHash ??= hashPassword('linkvault decoy password'))),
+      );
+      return usable && matches ? usable : null;
+    },
+
+    async setPassword(userId: number, password: string, executor: Executor = db): Promise<void> {
+      assertPasswordAcceptable(password);
+      await updateUser(executor, userId, { password_hash: await hashPassword(password) });
+    },
+
+    recordSignIn: (userId: number, executor: Executor = db) => updateUser(executor, userId, { last_sign_in_at: clock() }),
+
+    /** The sealed TOTP secret: pending until confirmed, null to turn two-factor off. */
+    setTwoFactor: (userId: number, sealedSecret: string | null, confirmedAt: number | null, executor: Executor = db) =>
+      updateUser(executor, userId, { totp_secret: sealedSecret, totp_confirmed_at: confirmedAt }),
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

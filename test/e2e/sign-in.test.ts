@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
+import { runCli } from '../helpers/process.js';
+import { startSmtp, type ReceivedMail } from '../helpers/smtp.js';
+
+const tokenIn = (mail: ReceivedMail, page: string) => {
+  const match = new RegExp(`${page.replace('?', '\\?')}[?=](?:token=)?([0-9A-Za-z]{43})`).exec(mail.text);
+  if (!match) throw new Error(`no ${page} link in: ${mail.text}`);
+  return match[1]!;
+};
+
+async function setUp(app: TestApp, input: { email: string; companyName?: string }) {
+  const token = new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token')!;
+  const browser = createSessionClient(app.url);
+  const answer = await browser.post('/api/auth/setup', {
+    token,
+    name: 'First Owner',
+    email: input.email,
+    password: TEST_PASSWORD,
+    companyName: input.companyName ?? 'Acme',
+  });
+  return { token, browser, answer };
+}
+
+test('first run: the setup link makes the owner of a new account on DEFAULT_PLAN, once; the same e-mail joins its CLI account', async (t) => {
+  const app = await startApp(t);
+  assert.equal(await app.runtime.services.auth.needsSetup(), true);
+  const { token, browser, answer } = await setUp(app, { email: 'Founder@Example.com', companyName: 'Founders Inc' });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  assert.deepEqual(answer.body.account.plan, 'business');
+  assert.equal(answer.body.user.email, 'founder@example.com');
+  assert.equal(answer.body.role, 'owner');
+  assert.equal((await browser.get('/api/links')).status, 200);
+  assert.equal(await app.runtime.services.auth.needsSetup(), false);
+
+  const again = await createSessionClient(app.url).post('/api/auth/setup', {
+    token,
+    name: 'X',
+    email: 'x@example.com',
+    password: TEST_PASSWORD,
+    companyName: 'X',
+  });
+  assert.equal(again.status, 404, 'single use');
+
+  const cli = await app.runtime.services.accounts.create({ email: 'ops@example.com', plan: 'professional', name: 'Ops Co' });
+  const joined = await setUp(app, { email: 'OPS@example.com' });
+  assert.equal(joined.answer.status, 200);
+  assert.equal(joined.answer.body.account.id, cli.accountId, 'the account made with the CLI, not a new one');
+  assert.equal(joined.answer.body.account.plan, 'professional');
+
+  const short = await setUp(app, { email: 'short@example.com' });
+  assert.equal(short.answer.status, 200);
+  const tooShort = await createSessionClient(app.url).post('/api/auth/setup', {
+    token: new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token'),
+    name: 'Y',
+    email: 'y@example.com',
+    password: 'short',
+    companyName: 'Y',
+  });
+  assert.equal(tooShort.status, 400);
+});
+
+test('DEFAULT_PLAN decides the plan of a set-up account', async (t) => {
+  const app = await startApp(t, { env: { DEFAULT_PLAN: 'free' } });
+  const { answer, browser } = await setUp(app, { email: 'free@example.com' });
+  assert.equal(answer.body.account.plan, 'free');
+  assert.equal((await browser.get('/api/links')).status, 200, 'a signed-in person of any plan uses the API');
+  assert.equal((await browser.get('/api/branding')).status, 403, 'business endpoints stay business');
+});
+
+test('sign-in: e-mail in any case; the same answer for an unknown e-mail and a wrong password; throttled per e-mail and per address', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, 'member');
+  const browser = createSessionClient(app.url);
+  assert.equal((await browser.post('/api/auth/sign-in', { email: person.email.toUpperCase(), password: TEST_PASSWORD })).status, 200);
+
+  const wrong = await createSessionClient(app.url).post('/api/auth/sign-in', { email: person.email, password: 'not the password' });
+  const unknown = await createSessionClient(app.url).post('/api/auth/sign-in', { email: 'nobody@example.com', password: 'not the password' });
+  assert.equal(wrong.status, 401);
+  assert.deepEqual([unknown.status, unknown.body], [wrong.status, wrong.body]);
+
+  for (let attempt = 2; attempt <= 5; attempt++) {
+    assert.equal((await createSessionClient(app.url).post('/api/auth/sign-in', { email: person.email, password: 'still wrong!' })).status, 401);
+  }
+  const locked = await createSessionClient(app.url).post('/api/auth/sign-in', { email: person.email, password: TEST_PASSWORD });
+  assert.equal(locked.status, 429, 'the sixth try is refused, even with the right password');
+  assert.ok(Number(locked.headers.get('retry-after')) > 0);
+
+  // Twenty failures from one address, each for another e-mail, close that address too.
+  let status = 0;
+  for (let attempt = 0; attempt < 25 && status !== 429; attempt++) {
+    status = (await createSessionClient(app.url).post('/api/auth/sign-in', { email: `guess${attempt}@example.com`, password: 'guessing!!' })).status;
+  }
+  assert.equal(status, 429);
+});
+
+test('magic link and password reset go through the mail; their requests answer the same for any e-mail; each link works once, for 15 minutes', async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.now();
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url }, clock: () => now });
+  const { accountId } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, 'admin');
+
+  const known = await createSessionClient(app.url).post('/api/auth/magic-link', { email: person.email });
+  const unknown = await createSessionClient(app.url).post('/api/auth/magic-link', { email: 'nobody@example.com' });
+  assert.equal(known.status, 202);
+  assert.deepEqual([unknown.status, unknown.body], [known.status, known.body]);
+  const token = tokenIn(await smtp.waitFor(person.email, (mail) => mail.text.includes('/sign-in/link')), '/sign-in/link');
+  const browser = createSessionClient(app.url);
+  assert.equal((await browser.post('/api/auth/magic-link/confirm', { token })).status, 200);
+  assert.equal((await browser.get('/api/me')).body.user.email, person.email);
+  assert.equal((await createSessionClient(app.url).post('/api/auth/magic-link/confirm', { token })).status, 404, 'once');
+
+  await createSessionClient(app.url).post('/api/auth/magic-link', { email: person.email });
+  const late = tokenIn(
+    await smtp.waitFor(person.email, (mail) => mail.text.includes('/sign-in/link') && !mail.text.includes(token)),
+    '/sign-in/link',
+  );
+  now += 16 * 60_000;
+  assert.equal((await createSessionClient(app.url).post('/api/auth/magic-link/confirm', { token: late })).status, 404, 'not after 15 minutes');
+
+  const resetKnown = await createSessionClient(app.url).post('/api/auth/password-reset', { email: person.email });
+  const resetUnknown = await createSessionClient(app.url).post('/api/auth/password-reset', { email: 'nobody@example.com' });
+  assert.deepEqual([resetUnknown.status, resetUnknown.body], [resetKnown.status, resetKnown.body]);
+  const resetToken = tokenIn(await smtp.waitFor(person.email, (mail) => mail.text.includes('/reset-password')), '/reset-password');
+  const newPassword = 'a brand new password';
+  assert.equal(
+    (await createSessionClient(app.url).post('/api/auth/password-reset/confirm', { token: resetToken, password: newPassword })).status,
+    204,
+  );
+  assert.equal((await browser.get('/api/me')).status, 401, 'every session of the person ended');
+  assert.equal((await person.client.get('/api/me')).status, 401);
+  assert.equal((await createSessionClient(app.url).post('/api/auth/sign-in', { email: person.email, password: newPassword })).status, 200);
+  assert.equal(
+    (await createSessionClient(app.url).post('/api/auth/password-reset/confirm', { token: resetToken, password: newPassword })).status,
+    404,
+  );
+});
+
+test('sign-up: open lets anyone open an account after confirming the e-mail; invite refuses it; closed refuses newcomers an invitation', async (t) => {
+  const smtp = await startSmtp(t);
+  const open = await startApp(t, { env: { SMTP_URL: smtp.url, SIGNUP: 'open' } });
+  assert.equal((await createSessionClient(open.url).post('/api/auth/sign-up', { email: 'new@example.com' })).status, 202);
+  const token = tokenIn(await smtp.waitFor('new@example.com'), '/setup?signup');
+  const browser = createSessionClient(open.url);
+  const done = await browser.post('/api/auth/sign-up/confirm', { token, name: 'New Person', password: TEST_PASSWORD, companyName: 'New Co' });
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.equal(done.body.role, 'owner');
+  assert.equal(done.body.account.name, 'New Co');
+
+  const invite = await startApp(t);
+  assert.equal((await createSessionClient(invite.url).post('/api/auth/sign-up', { email: 'new@example.com' })).status, 403);
+
+  const closed = await startApp(t, { env: { SMTP_URL: smtp.url, SIGNUP: 'closed' } });
+  const owner = await closed.createAccount('business');
+  assert.equal((await owner.http.post('/api/invitations', { email: 'newcomer@example.com', role: 'member' })).status, 201);
+  const invitation = /\/invite\/([0-9A-Za-z]{43})/.exec((await smtp.waitFor('newcomer@example.com')).text)![1]!;
+  const refused = await createSessionClient(closed.url).post('/api/invitations/accept', {
+    token: invitation,
+    name: 'Newcomer',
+    password: TEST_PASSWORD,
+  });
+  assert.equal(refused.status, 403);
+  assert.match(refused.body.error, /closed sign-up/);
+});
+
+test('the CLI prints a setup link and a one-time sign-in link that work', async (t) => {
+  const app = await startApp(t);
+  const owner = await app.createAccount('business');
+  const setup = await runCli(['setup-link'], app.env);
+  assert.equal(setup.code, 0, setup.stderr);
+  assert.match(setup.stdout.trim(), /\/setup\?token=[0-9A-Za-z]{43}$/);
+
+  const created = await runCli(['users', 'create', '--email', 'Helper@Example.com', '--account-email', owner.email, '--role', 'admin'], app.env);
+  assert.equal(created.code, 0, created.stderr);
+  const token = new URL(JSON.parse(created.stdout).signInLink).searchParams.get('token')!;
+  const browser = createSessionClient(app.url);
+  const signedIn = await browser.post('/api/auth/magic-link/confirm', { token });
+  assert.equal(signedIn.status, 200);
+  assert.equal(signedIn.body.user.email, 'helper@example.com');
+  assert.equal(signedIn.body.role, 'admin');
+  assert.equal((await browser.get('/api/api-keys')).status, 200);
+
+  const badRole = await runCli(['users', 'create', '--email', 'x@example.com', '--account-email', owner.email, '--role', 'boss'], app.env);
+  assert.equal(badRole.code, 1);
+  assert.match(badRole.stderr, /--role must be one of/);
+});

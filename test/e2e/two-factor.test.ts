@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TOTP, URI } from 'otpauth';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD, type SessionClient } from '../helpers/people.js';
+import { runCli } from '../helpers/process.js';
+
+/** The code an authenticator app would show now, or one step earlier / later. */
+function codeFrom(otpauthUri: string, stepOffset = 0): string {
+  const totp = URI.parse(otpauthUri) as TOTP;
+  return totp.generate({ timestamp: Date.now() + stepOffset * 30_000 });
+}
+
+async function enrolled(app: TestApp, role: 'owner' | 'member' = 'owner') {
+  const { accountId, email: accountEmail } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, role);
+  const started = await person.client.post('/api/me/two-factor');
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const { otpauthUri, qrCodeSvg } = started.body as { otpauthUri: string; qrCodeSvg: string };
+  assert.match(otpauthUri, /^otpauth:\/\/totp\/linkvault:.+\?.*secret=[A-Z2-7]+/);
+  assert.match(qrCodeSvg, /^<svg[\s\S]*<\/svg>\s*$/);
+  const confirmed = await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri) });
+  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
+  return { ...person, accountId, accountEmail, otpauthUri, recoveryCodes };
+}
+
+async function signIn(app: TestApp, email: string, code?: string): Promise<{ status: number; headers: Headers; client: SessionClient }> {
+  const client = createSessionClient(app.url);
+  const answer = await client.post('/api/auth/sign-in', { email, password: TEST_PASSWORD, ...(code === undefined ? {} : { code }) });
+  return { status: answer.status, headers: answer.headers, client };
+}
+
+test('two-factor: enrol, confirm, then sign-in asks for the code; a code works once; recovery codes work once', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const first = await signedInPerson(app, accountId, 'admin');
+  const other = createSessionClient(app.url);
+  assert.equal((await other.post('/api/auth/sign-in', { email: first.email, password: TEST_PASSWORD })).status, 200);
+
+  const wrongBefore = await first.client.post('/api/me/two-factor/confirm', { code: '123456' });
+  assert.equal(wrongBefore.status, 409, 'nothing to confirm before enrolment starts');
+  const started = await first.client.post('/api/me/two-factor');
+  const { otpauthUri } = started.body as { otpauthUri: string };
+  const wrong = await first.client.post('/api/me/two-factor/confirm', { code: '000000' === codeFrom(otpauthUri) ? '111111' : '000000' });
+  assert.equal(wrong.status, 400);
+  const confirmed = await first.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri) });
+  assert.equal(confirmed.status, 200);
+  const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
+  assert.equal(recoveryCodes.length, 10);
+  assert.equal(new Set(recoveryCodes).size, 10);
+  assert.equal((await first.client.post('/api/me/two-factor')).status, 409, 'already on');
+
+  assert.equal((await first.client.get('/api/me')).body.user.twoFactor, true, 'this session goes on');
+  assert.equal((await other.get('/api/me')).status, 401, 'the other sessions ended');
+
+  const noCode = await signIn(app, first.email);
+  assert.equal(noCode.status, 401);
+  assert.equal(noCode.headers.get('x-two-factor'), 'required');
+  assert.equal((await signIn(app, first.email, '12345x')).status, 401);
+  // The code that confirmed enrolment was spent; the next step's code is accepted, once.
+  const next = codeFrom(otpauthUri, 1);
+  const withCode = await signIn(app, first.email, next);
+  assert.equal(withCode.status, 200);
+  assert.equal((await signIn(app, first.email, next)).status, 401, 'a code is accepted once');
+
+  const recovery = recoveryCodes[0]!;
+  assert.equal((await signIn(app, first.email, recovery.toUpperCase())).status, 200, 'a recovery code, in any case');
+  assert.equal((await signIn(app, first.email, recovery)).status, 401, 'a recovery code works once');
+
+  // Nothing secret in what the API shows of the person or the log of changes.
+  const secret = new URL(otpauthUri).searchParams.get('secret')!;
+  const shown = JSON.stringify([(await first.client.get('/api/me')).body, (await first.client.get('/api/audit-log?limit=100')).body]);
+  for (const value of [secret, ...recoveryCodes, first.client.sessionId!]) assert.ok(!shown.includes(value), 'no secret shown');
+  assert.match(shown, /two_factor\.enabled/);
+
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: '000000' })).status, 400);
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: recoveryCodes[1]! })).status, 204);
+  assert.equal((await signIn(app, first.email)).status, 200, 'off: the password alone signs in');
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: recoveryCodes[2]! })).status, 409);
+});
+
+test('two-factor: a magic link asks for the code and can be retried with it', async (t) => {
+  const app = await startApp(t);
+  const person = await enrolled(app);
+  // The one-time sign-in link the CLI prints (`users create` for a person already in the account).
+  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
+  const token = new URL(link).searchParams.get('token')!;
+  const browser = createSessionClient(app.url);
+  const bare = await browser.post('/api/auth/magic-link/confirm', { token });
+  assert.equal(bare.status, 401);
+  assert.equal(bare.headers.get('x-two-factor'), 'required');
+  const withCode = await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, 1) });
+  assert.equal(withCode.status, 200, JSON.stringify(withCode.body));
+  assert.equal((await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, -1) })).status, 404, 'spent');
+});
+
+test('REQUIRE_2FA: owners and admins enrol before anything else; members are not forced', async (t) => {
+  const app = await startApp(t, { env: { REQUIRE_2FA: '1' } });
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const refused = await owner.client.get('/api/links');
+  assert.equal(refused.status, 403);
+  assert.match(refused.body.error, /two-factor/);
+  assert.equal((await owner.client.get('/api/me')).status, 200, 'who am I stays open');
+  const started = await owner.client.post('/api/me/two-factor');
+  assert.equal(started.status, 200);
+  const confirmed = await owner.client.post('/api/me/two-factor/confirm', { code: codeFrom(started.body.otpauthUri) });
+  assert.equal(confirmed.status, 200);
+  assert.equal((await owner.client.get('/api/links')).status, 200);
+
+  const member = await signedInPerson(app, accountId, 'member');
+  assert.equal((await member.client.get('/api/links')).status, 200);
+});
+
+test('linkvault users reset-2fa turns it off for a person who lost their phone', async (t) => {
+  const app = await startApp(t);
+  const person = await enrolled(app);
+  const reset = await runCli(['users', 'reset-2fa', '--email', person.email.toUpperCase()], app.env);
+  assert.equal(reset.code, 0, reset.stderr);
+  assert.deepEqual(JSON.parse(reset.stdout), { ok: true });
+  assert.equal((await signIn(app, person.email)).status, 200, 'the password alone signs in again');
+  assert.equal((await signIn(app, person.email, person.recoveryCodes[0])).status, 200, 'an unneeded code is not looked at');
+  const entries = (await person.client.get('/api/audit-log?action=two_factor.reset')).body.entries as Array<{ actor: { label: string } }>;
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0]!.actor.label, 'command line');
+
+  const unknown = await runCli(['users', 'reset-2fa', '--email', 'nobody@example.com'], app.env);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /nobody@example.com not found/);
+});
