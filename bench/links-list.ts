@@ -39,7 +39,6 @@ const WARMUP_REQUESTS = 50;
 const ROUNDS = 5;
 const BUDGET_RATIO = 3;
 const DEADLINE_MS = 300_000;
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const SEED_BATCH = 50_000;
 
@@ -60,18 +59,17 @@ function linkId(): string {
 /**
  * `count` file links of one account, created over the last 8 days and expiring 7 days after,
  * with realistic row sizes, in transactions of 50 000; with the counts the app keeps beside
- * them (link_counts, link_expiry_counts), and the expired ones already noticed and purged as the
- * app's sweepers would have left them. Returns how many are active at `now`.
+ * them (link_counts), and the expired ones already filed, noticed and purged as the app's lists
+ * and sweepers would have left them. Returns how many are active at `now`.
  */
 function seedLinks(file: string, accountId: number, count: number, now: number): number {
   const db = new SQLite(file);
   let active = 0;
   try {
     const insert = db.prepare(
-      `INSERT INTO links (id, account_id, kind, name, mime, version, blob_key, wrapped_key, size, sha256, created_at, expires_at, expiry_noticed_at, blob_purged_at)
-       VALUES (?, ?, 'file', ?, 'application/pdf', 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO links (id, account_id, kind, name, mime, version, blob_key, wrapped_key, size, sha256, created_at, expires_at, expiry_noticed_at, blob_purged_at, in_expired_tab)
+       VALUES (?, ?, 'file', ?, 'application/pdf', 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const perHour = new Map<number, number>();
     const spacing = (8 * DAY) / count;
     const batch = db.transaction((from: number, to: number) => {
       for (let n = from; n < to; n++) {
@@ -80,8 +78,6 @@ function seedLinks(file: string, accountId: number, count: number, now: number):
         const expiresAt = createdAt + 7 * DAY;
         const expired = expiresAt <= now;
         if (!expired) active++;
-        const hour = Math.floor(expiresAt / HOUR);
-        perHour.set(hour, (perHour.get(hour) ?? 0) + 1);
         insert.run(
           id,
           accountId,
@@ -94,14 +90,13 @@ function seedLinks(file: string, accountId: number, count: number, now: number):
           expiresAt,
           expired ? expiresAt : null,
           expired ? now : null,
+          Number(expired),
         );
       }
     });
     for (let from = 0; from < count; from += SEED_BATCH) batch(from, Math.min(count, from + SEED_BATCH));
     db.transaction(() => {
-      db.prepare('INSERT INTO link_counts (account_id, links) VALUES (?, ?)').run(accountId, count);
-      const bucket = db.prepare('INSERT INTO link_expiry_counts (account_id, expiry_hour, links) VALUES (?, ?, ?)');
-      for (const [hour, links] of perHour) bucket.run(accountId, hour, links);
+      db.prepare('INSERT INTO link_counts (account_id, links, expired) VALUES (?, ?, ?)').run(accountId, count, count - active);
     })();
   } finally {
     db.close();

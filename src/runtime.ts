@@ -123,9 +123,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     lookupTxt: createTxtLookup({ servers: config.dnsServers }),
     audit,
   });
-  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase, audit });
   const stripe = await createStripeClient(config);
   const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords, audit });
+  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase, audit, payments: stripeConnect });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect });
   const idempotency = createIdempotencyService({ db, clock, log });
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });

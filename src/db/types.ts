@@ -58,6 +58,8 @@ export interface LinksTable {
   blob_purged_at: number | null;
   /** when the link.expired event was recorded (0008) */
   expiry_noticed_at: number | null;
+  /** 1 once a list has filed the expired link under the expired tab (0016, ADR 0015) */
+  in_expired_tab: Generated<number>;
 }
 
 export interface RoomLinksTable {
@@ -282,17 +284,11 @@ export interface AccountDailyViewsTable {
   views: number;
 }
 
-/** How many links an account holds (0013), kept with each insert and delete. */
+/** How many links an account holds (0013), and how many are filed under the expired tab (0016). */
 export interface LinkCountsTable {
   account_id: number;
   links: number;
-}
-
-/** How many of an account's links expire in each hour (epoch ms / 3 600 000) (0013). */
-export interface LinkExpiryCountsTable {
-  account_id: number;
-  expiry_hour: number;
-  links: number;
+  expired: Generated<number>;
 }
 
 /** Distinct visitors and downloads of an account, counted as they happen (0013). */
@@ -446,7 +442,6 @@ export interface Database {
   account_visitors: AccountVisitorsTable;
   account_daily_views: AccountDailyViewsTable;
   link_counts: LinkCountsTable;
-  link_expiry_counts: LinkExpiryCountsTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

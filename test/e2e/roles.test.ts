@@ -65,6 +65,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/links/room': 'member',
   'GET /api/links/{id}': 'member',
   'DELETE /api/links/{id}': 'member',
+  'PATCH /api/links/{id}': 'member',
   'PUT /api/links/{id}/file': 'member',
   'POST /api/links/{id}/file': 'member',
   'POST /api/links/{id}/download-tokens': 'member',

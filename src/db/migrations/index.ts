@@ -14,6 +14,7 @@ import * as jobs from './0012-jobs.js';
 import * as boundedLists from './0013-bounded-lists.js';
 import * as idempotentRequests from './0014-idempotent-requests.js';
 import * as people from './0015-people.js';
+import * as linkLifetimes from './0016-link-lifetimes.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013-bounded-lists': boundedLists,
   '0014-idempotent-requests': idempotentRequests,
   '0015-people': people,
+  '0016-link-lifetimes': linkLifetimes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -51,6 +51,7 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     expires_at: NOW + 86_400_000,
     blob_purged_at: null,
     expiry_noticed_at: null,
+    in_expired_tab: 0,
     ...fields,
   };
 }

@@ -44,6 +44,12 @@ const currency = (options: { default?: string }) => Type.String({ pattern: '^[a-
  */
 export const LINK_SETTINGS = {
   expiration: setting(expiration({}), expiration({ default: '7d' })),
+  expiresAt: setting(
+    Type.Union([Type.String({ maxLength: 40 }), Type.Null()], {
+      description: 'when the link stops working (ISO 8601 with offset), null for never; wins over expiration',
+    }),
+    Type.String({ maxLength: 40, description: 'when the link stops working (ISO 8601 with offset), or "never"; wins over expiration' }),
+  ),
   hasWatermark: flag("burn the visitor's identity into every page"),
   requiresApproval: flag('the owner approves each visitor'),
   requiresOtp: flag('an e-mailed one-time code, for allowedEmails / allowedDomains'),
@@ -71,3 +77,34 @@ function optionalEach<K extends keyof Settings, S extends TSchema>(pick: (schema
 export const jsonSettingProperties = optionalEach((schema) => schema.json) as { [K in keyof Settings]: TOptional<Settings[K]['json']> };
 /** The settings as form fields, each optional (absent fields take the template's or the default). */
 export const formSettingProperties = optionalEach((schema) => schema.form) as { [K in keyof Settings]: TOptional<Settings[K]['form']> };
+
+const { expiration: _atUploadOnly, ...changeableSettings } = jsonSettingProperties;
+
+/** `PATCH /api/links/{id}`: any subset of the settings, the name, the password (null removes it) and isActive. */
+export const LinkChangesBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'the name visitors see; a file keeps the upload name rules' })),
+  isActive: Type.Optional(Type.Boolean({ description: 'false turns the link off without deleting it' })),
+  password: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()], { description: 'the visitor password; null removes it' }),
+  ),
+  ...changeableSettings,
+});
+
+/** Every setting of a link as it stands (`settings` of `GET /api/links/{id}`). */
+export const LinkSettingsView = Type.Object({
+  isActive: Type.Boolean(),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null: never expires' }),
+  hasPassword: Type.Boolean(),
+  hasWatermark: Type.Boolean(),
+  requiresApproval: Type.Boolean(),
+  requiresOtp: Type.Boolean(),
+  allowedEmails: Type.Array(Type.String()),
+  allowedDomains: Type.Array(Type.String()),
+  bookingUrl: Type.Union([Type.String(), Type.Null()]),
+  previewPages: Type.Union([Type.Integer(), Type.Null()]),
+  viewSessionTtlSeconds: Type.Integer(),
+  maxViews: Type.Integer(),
+  requirePaymentToDownload: Type.Boolean(),
+  downloadPrice: Type.Union([Type.Integer(), Type.Null()]),
+  downloadCurrency: Type.String(),
+});

@@ -3,9 +3,19 @@ import { badRequest, unprocessable } from '../../core/errors.js';
 export const EXPIRATIONS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 } as const;
 export type Expiration = keyof typeof EXPIRATIONS;
 
+/** `expires_at` of a link that never expires: the last millisecond ISO 8601 writes with four digits (ADR 0015). */
+export const NEVER_EXPIRES = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * When a link stops working: an ISO 8601 time, or null for never. Stated, it wins over
+ * `expiration` (the spec's relative choices at upload).
+ */
+export type ExpiresAt = string | null;
+
 /** Every setting a link can be created with (upload form fields, and templates). */
 export interface LinkSettings {
   expiration: Expiration;
+  expiresAt?: ExpiresAt;
   password: string | null;
   hasWatermark: boolean;
   requiresApproval: boolean;
@@ -70,6 +80,42 @@ export function normalizeBookingUrl(value: string, field: string): string | null
   return new URL(trimmed).href;
 }
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 time with its offset, normalised to UTC; 400 naming the field otherwise. */
+export function normalizeExpiresAt(value: ExpiresAt, field: string): ExpiresAt {
+  if (value === null) return null;
+  const epochMs = ISO_TIME.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+  if (!Number.isFinite(epochMs) || epochMs > NEVER_EXPIRES) {
+    throw badRequest(`field "${field}" must be an ISO 8601 time with its offset, such as 2027-01-31T18:00:00Z, or null for never`);
+  }
+  return new Date(epochMs).toISOString();
+}
+
+/** The `expires_at` the settings give a link made at `now`: 422 when a stated time has passed. */
+export function expiryOf(settings: Pick<LinkSettings, 'expiration' | 'expiresAt'>, now: number): number {
+  if (settings.expiresAt === undefined) return now + EXPIRATIONS[settings.expiration];
+  if (settings.expiresAt === null) return NEVER_EXPIRES;
+  const epochMs = Date.parse(settings.expiresAt);
+  if (epochMs <= now) throw unprocessable(`expiresAt (${settings.expiresAt}) has passed: choose a time in the future, or null for never`);
+  return epochMs;
+}
+
+/** What settings that sell the file need from payments (the Stripe Connect service answers it). */
+export interface PaymentsPolicy {
+  /** 422 unless the account can take payments through a connected account with charges enabled. */
+  assertCanSell(accountId: number): Promise<void>;
+}
+
+/** Settings that sell the file (an upload's, a template's, a change's) need an account that can sell. */
+export async function assertPaymentsPossible(
+  settings: { requirePaymentToDownload: boolean },
+  accountId: number,
+  payments: PaymentsPolicy,
+): Promise<void> {
+  if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
+}
+
 type FormFields = Readonly<Record<string, string | undefined>>;
 
 function flag(fields: FormFields, name: string): boolean | undefined {
@@ -105,6 +151,8 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
     if (!(expiration in EXPIRATIONS)) throw badRequest('field "expiration" must be one of: 1h, 24h, 7d');
     settings.expiration = expiration as Expiration;
   }
+  const expiresAt = fields.expiresAt?.trim();
+  if (expiresAt) settings.expiresAt = normalizeExpiresAt(expiresAt === 'never' ? null : expiresAt, 'expiresAt');
 
   const addPassword = flag(fields, 'addPassword');
   const password = fields.password ?? '';
@@ -145,11 +193,18 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
  */
 export function resolveSettings(...layers: Array<Partial<LinkSettings>>): LinkSettings {
   const settings: LinkSettings = Object.assign({}, DEFAULT_SETTINGS, ...layers);
+  assertConsistent(settings);
+  return settings;
+}
+
+/** The rules between settings, for a new link and for a change alike (422, or 400 for a missing field). */
+export function assertConsistent(
+  settings: Pick<LinkSettings, 'requiresOtp' | 'allowedEmails' | 'allowedDomains' | 'requirePaymentToDownload' | 'downloadPrice'>,
+): void {
   if (settings.requiresOtp && settings.allowedEmails.length === 0 && settings.allowedDomains.length === 0) {
     throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
   }
   if (settings.requirePaymentToDownload && settings.downloadPrice === null) {
     throw badRequest('field "downloadPrice" is required when requirePaymentToDownload=1 (integer cents, at least 50)');
   }
-  return settings;
 }

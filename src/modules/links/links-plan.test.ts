@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { openTestDatabase } from '../../../test/helpers/database.js';
 import { assertIndexedPlans, queryPlans } from '../../../test/helpers/query-plan.js';
 import { EXPIRATIONS } from './link-settings.js';
-import { countLinks, deleteLink, insertLink, listLinks } from './links.repo.js';
+import { changeLinkExpiry, countLinks, deleteLink, fileExpiredLinks, insertLink, listLinks } from './links.repo.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2025, 5, 15, 10, 30);
@@ -37,11 +38,16 @@ test('the list, count and page queries read through indexes, with no scan or sor
   const accountId = await seedAccount(db);
   for (let n = 0; n < 30; n++) await addLink(db, accountId, `planlink${String(n).padStart(10, '0')}`, NOW - n * 20 * 60_000, EXPIRATIONS['7d']);
 
-  const count = await queryPlans(db, (executor) => countLinks(executor, accountId, NOW));
+  // The fifteen oldest links are filed under the expired tab; the fifteen newest are active at NOW.
+  const FILED_AT = NOW + 7 * 24 * HOUR - 5 * HOUR;
+  await db.transaction().execute((trx) => fileExpiredLinks(trx, accountId, FILED_AT));
+  const count = await queryPlans(db, (executor) => countLinks(executor, accountId, FILED_AT));
   if (process.env.PRINT_PLANS) console.log(count.join('\n---\n'));
   assertIndexedPlans(count, /link_counts_pkey|SEARCH link_counts USING INTEGER PRIMARY KEY/);
-  assertIndexedPlans(count, /link_expiry_counts_pk|sqlite_autoindex_link_expiry_counts_1/);
-  assertIndexedPlans(count, /links_account_expiry_idx/);
+  assertIndexedPlans(count, /links_unfiled_expiry_idx/);
+  const filing = await queryPlans(db, (executor) => fileExpiredLinks(executor, accountId, FILED_AT));
+  if (process.env.PRINT_PLANS) console.log(filing.join('\n---\n'));
+  assertIndexedPlans(filing.slice(0, 1), /links_unfiled_expiry_idx/);
 
   const position = { createdAt: NOW - 5 * 20 * 60_000, id: 'planlink0000000005' };
   const pages = {
@@ -52,36 +58,43 @@ test('the list, count and page queries read through indexes, with no scan or sor
   };
   for (const [name, page] of Object.entries(pages)) {
     for (const tab of ['active', 'expired'] as const) {
-      const plans = await queryPlans(db, (executor) => listLinks(executor, accountId, tab, NOW + (tab === 'expired' ? 7 * 24 * HOUR : 0), page));
+      const plans = await queryPlans(db, (executor) => listLinks(executor, accountId, tab, NOW, page));
       if (process.env.PRINT_PLANS) console.log(`${name} ${tab}:\n${plans.join('\n---\n')}`);
       await t.test(`${name}, ${tab}`, () => {
-        assertIndexedPlans(plans.slice(0, 1), /links_account_created_idx/);
+        assertIndexedPlans(plans.slice(0, 1), /links_account_tab_idx/);
         assertIndexedPlans(plans.slice(1), /links_pkey|sqlite_autoindex_links_1/);
       });
     }
   }
 });
 
-test('counts per tab follow inserts, deletes and the clock, within the hour and across hours', async (t) => {
+test('counts per tab follow inserts, deletes, the clock, filing and a new expiry', async (t) => {
   const { db } = (await openTestDatabase(t)).handle;
   const accountId = await seedAccount(db);
   const other = await seedAccount(db);
-  const hourStart = Math.floor(NOW / HOUR) * HOUR;
-  // Expiring: earlier this hour, later this hour, next hour, in a week; and another account's.
-  await addLink(db, accountId, 'expiredearlier0001', hourStart - 1000, 1000 + 60_000);
-  await addLink(db, accountId, 'expiringlater00001', NOW - 10 * 60_000, HOUR);
-  await addLink(db, accountId, 'expiringnexthour01', NOW, HOUR);
+  const inTransaction = <T>(work: (trx: Executor) => Promise<T>) => db.transaction().execute(work);
+  // Expiring: already, in an hour, in a week, in ten years; and another account's.
+  await addLink(db, accountId, 'expiredalready0001', NOW - HOUR, 60_000);
+  await addLink(db, accountId, 'expiringinanhour01', NOW, HOUR);
   await addLink(db, accountId, 'expiringinaweek001', NOW, EXPIRATIONS['7d']);
+  await addLink(db, accountId, 'expiringinadecade1', NOW, 3650 * 24 * HOUR);
   await addLink(db, other, 'othersaccountlink1', NOW, HOUR);
 
-  assert.deepEqual(await countLinks(db, accountId, NOW), { active: 3, expired: 1 });
-  assert.deepEqual(await countLinks(db, accountId, NOW + 50 * 60_000), { active: 2, expired: 2 });
-  assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 1, expired: 3 });
-  assert.deepEqual(await countLinks(db, accountId, NOW + 8 * 24 * HOUR), { active: 0, expired: 4 });
+  assert.deepEqual(await countLinks(db, accountId, NOW), { active: 3, expired: 1, unfiled: 1 });
+  assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 2, expired: 2, unfiled: 2 });
+  assert.equal(await inTransaction((trx) => fileExpiredLinks(trx, accountId, NOW + 2 * HOUR)), 2);
+  assert.equal(await inTransaction((trx) => fileExpiredLinks(trx, accountId, NOW + 2 * HOUR)), 0, 'each link is filed once');
+  assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 2, expired: 2, unfiled: 0 });
+  assert.deepEqual(await countLinks(db, accountId, NOW + 365 * 24 * HOUR), { active: 1, expired: 3, unfiled: 1 });
 
-  assert.ok(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'expiringinaweek001')));
-  assert.equal(await db.transaction().execute((trx) => deleteLink(trx, accountId, 'othersaccountlink1')), undefined);
-  assert.deepEqual(await countLinks(db, accountId, NOW), { active: 2, expired: 1 });
-  assert.deepEqual(await countLinks(db, other, NOW), { active: 1, expired: 0 });
-  assert.deepEqual(await countLinks(db, await seedAccount(db), NOW), { active: 0, expired: 0 });
+  // A new expiry takes a filed link back to the active tab.
+  await inTransaction((trx) => changeLinkExpiry(trx, accountId, 'expiredalready0001', NOW + 24 * HOUR));
+  assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 3, expired: 1, unfiled: 0 });
+
+  assert.ok(await inTransaction((trx) => deleteLink(trx, accountId, 'expiringinanhour01')), 'a filed link');
+  assert.ok(await inTransaction((trx) => deleteLink(trx, accountId, 'expiringinaweek001')), 'an active link');
+  assert.equal(await inTransaction((trx) => deleteLink(trx, accountId, 'othersaccountlink1')), undefined);
+  assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 2, expired: 0, unfiled: 0 });
+  assert.deepEqual(await countLinks(db, other, NOW), { active: 1, expired: 0, unfiled: 0 });
+  assert.deepEqual(await countLinks(db, await seedAccount(db), NOW), { active: 0, expired: 0, unfiled: 0 });
 });

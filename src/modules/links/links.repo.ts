@@ -1,7 +1,6 @@
 import { PostgresAdapter, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { LinkRow, LinksTable, NewLink } from '../../db/types.js';
-import { EXPIRATIONS } from './link-settings.js';
 
 export type LinkTab = 'active' | 'expired';
 export type LinkPatch = Updateable<LinksTable>;
@@ -11,31 +10,25 @@ export interface LinkPosition {
   id: string;
 }
 
-const HOUR_MS = 3_600_000;
-/** No link outlives its longest expiration, so the active tab reads only links created since (ADR 0011). */
-const MAX_LINK_LIFETIME_MS = Math.max(...Object.values(EXPIRATIONS));
-
-/** Keeps the account's link counts (total, and per hour of expiry) in step with an insert or a delete. */
-async function countLinkChange(db: Executor, accountId: number, expiresAt: number, change: 1 | -1): Promise<void> {
+/** Keeps the account's link counts (all, and filed under the expired tab) in step with an insert or a delete. */
+async function countLinkChange(db: Executor, accountId: number, change: 1 | -1, inExpiredTab: boolean): Promise<void> {
+  const expired = inExpiredTab ? change : 0;
   await db
     .insertInto('link_counts')
-    .values({ account_id: accountId, links: change })
-    .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({ links: eb('link_counts.links', '+', change) })))
-    .execute();
-  await db
-    .insertInto('link_expiry_counts')
-    .values({ account_id: accountId, expiry_hour: Math.floor(expiresAt / HOUR_MS), links: change })
+    .values({ account_id: accountId, links: change, expired })
     .onConflict((conflict) =>
-      conflict.columns(['account_id', 'expiry_hour']).doUpdateSet((eb) => ({ links: eb('link_expiry_counts.links', '+', change) })),
+      conflict.column('account_id').doUpdateSet((eb) => ({
+        links: eb('link_counts.links', '+', change),
+        expired: eb('link_counts.expired', '+', expired),
+      })),
     )
     .execute();
 }
 
 /** Inserts the link and counts it: call it in a transaction, so the counts commit with the row. */
 export async function insertLink(db: Executor, link: NewLink): Promise<void> {
-  if (link.expires_at - link.created_at > MAX_LINK_LIFETIME_MS) throw new Error(`link ${link.id} would outlive the longest expiration`);
   await db.insertInto('links').values(link).execute();
-  await countLinkChange(db, link.account_id, link.expires_at, 1);
+  await countLinkChange(db, link.account_id, 1, false);
 }
 
 export function findLink(db: Executor, accountId: number, id: string) {
@@ -46,39 +39,85 @@ export function findLinksByIds(db: Executor, accountId: number, ids: readonly st
   return db.selectFrom('links').select(['id', 'kind']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
 }
 
+/** The tab's links, once `fileExpiredLinks` has run at `now` (the active tab is right without it). */
 function inTab(db: Executor, accountId: number, tab: LinkTab, now: number) {
   const query = db.selectFrom('links').where('account_id', '=', accountId);
-  return tab === 'active'
-    ? query.where('created_at', '>', now - MAX_LINK_LIFETIME_MS).where('expires_at', '>', now)
-    : query.where('expires_at', '<=', now);
+  return tab === 'active' ? query.where('in_expired_tab', '=', 0).where('expires_at', '>', now) : query.where('in_expired_tab', '=', 1);
 }
 
 /**
- * Links per tab, without counting them: active ones are the sum of the hours of expiry still
- * ahead (at most 169 rows) plus those expiring later in the current hour; expired ones, the rest.
+ * Links per tab, without counting them (ADR 0015): the kept total and the kept number filed
+ * under the expired tab, plus the links whose expiry has passed since the account's last
+ * filing (`unfiled`, counted exactly on links_unfiled_expiry_idx).
  */
-export async function countLinks(db: Executor, accountId: number, now: number): Promise<Record<LinkTab, number>> {
-  const hour = Math.floor(now / HOUR_MS);
+export async function countLinks(db: Executor, accountId: number, now: number): Promise<Record<LinkTab | 'unfiled', number>> {
   const row = await db
     .selectNoFrom((eb) => [
       eb.selectFrom('link_counts').select('links').where('account_id', '=', accountId).as('total'),
-      eb
-        .selectFrom('link_expiry_counts')
-        .select((inner) => inner.fn.sum<number>('links').as('links'))
-        .where('account_id', '=', accountId)
-        .where('expiry_hour', '>', hour)
-        .as('laterHours'),
+      eb.selectFrom('link_counts').select('expired').where('account_id', '=', accountId).as('filed'),
       eb
         .selectFrom('links')
         .select((inner) => inner.fn.countAll<number>().as('links'))
         .where('account_id', '=', accountId)
-        .where('expires_at', '>', now)
-        .where('expires_at', '<', (hour + 1) * HOUR_MS)
-        .as('thisHour'),
+        .where('in_expired_tab', '=', 0)
+        .where('expires_at', '<=', now)
+        .as('unfiled'),
     ])
     .executeTakeFirstOrThrow();
-  const active = Number(row.laterHours ?? 0) + Number(row.thisHour ?? 0);
-  return { active, expired: Number(row.total ?? 0) - active };
+  const unfiled = Number(row.unfiled ?? 0);
+  const expired = Number(row.filed ?? 0) + unfiled;
+  return { active: Number(row.total ?? 0) - expired, expired, unfiled };
+}
+
+/**
+ * Files the account's links whose expiry has passed by `now` under the expired tab, and
+ * counts them: call it in a transaction. On PostgreSQL a concurrent filing waits on the rows
+ * and re-checks `in_expired_tab`, so each link is counted once.
+ */
+export async function fileExpiredLinks(db: Executor, accountId: number, now: number): Promise<number> {
+  const filed = await db
+    .updateTable('links')
+    .set({ in_expired_tab: 1 })
+    .where('account_id', '=', accountId)
+    .where('in_expired_tab', '=', 0)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  const count = Number(filed.numUpdatedRows);
+  if (count > 0) {
+    await db
+      .updateTable('link_counts')
+      .set((eb) => ({ expired: eb('expired', '+', count) }))
+      .where('account_id', '=', accountId)
+      .execute();
+  }
+  return count;
+}
+
+/**
+ * Gives the link a new expiry: out of the expired tab if it was filed there, and noticed
+ * again when the new expiry passes. Call it in a transaction.
+ */
+export async function changeLinkExpiry(db: Executor, accountId: number, id: string, expiresAt: number): Promise<void> {
+  const reopened = await db
+    .updateTable('links')
+    .set({ in_expired_tab: 0 })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('in_expired_tab', '=', 1)
+    .executeTakeFirst();
+  if (reopened.numUpdatedRows > 0n) {
+    await db
+      .updateTable('link_counts')
+      .set((eb) => ({ expired: eb('expired', '-', 1) }))
+      .where('account_id', '=', accountId)
+      .execute();
+  }
+  await db
+    .updateTable('links')
+    .set({ expires_at: expiresAt, expiry_noticed_at: null })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .execute();
 }
 
 /**
@@ -144,10 +183,10 @@ export async function deleteLink(db: Executor, accountId: number, id: string): P
     .deleteFrom('links')
     .where('id', '=', id)
     .where('account_id', '=', accountId)
-    .returning(['expires_at', 'kind', 'name'])
+    .returning(['in_expired_tab', 'kind', 'name'])
     .executeTakeFirst();
   if (!deleted) return undefined;
-  await countLinkChange(db, accountId, Number(deleted.expires_at), -1);
+  await countLinkChange(db, accountId, -1, deleted.in_expired_tab === 1);
   return { kind: deleted.kind, name: deleted.name };
 }
 

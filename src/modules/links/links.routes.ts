@@ -3,11 +3,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type Principal } from '../../core/auth.js';
 import { streamedForm } from '../../core/validation.js';
+import { badRequest } from '../../core/errors.js';
 import { ErrorBody, NullableString, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
 import { receiveUpload } from '../files/multipart-upload.js';
 import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import type { UploadService } from '../upload/upload.service.js';
+import { LinkChangesBody, LinkSettingsView } from './link-settings-schema.js';
 import type { LinksService } from './links.service.js';
 
 const tags = ['Links'];
@@ -22,6 +24,19 @@ export const LinkMetadata = Type.Object({
   requires_password: Type.Boolean(),
   has_watermark: Type.Boolean(),
 });
+
+/** The spec's Link object, and every setting beside it. */
+const LinkDetail = Type.Object({ ...LinkMetadata.properties, settings: LinkSettingsView });
+
+/** A misspelt setting in a change is a 400 naming it, not silently dropped as other bodies' extra fields are. */
+async function refuseUnknownChanges(request: FastifyRequest) {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const unknown = Object.keys(body).find((key) => !(key in LinkChangesBody.properties));
+  if (unknown !== undefined) {
+    throw badRequest(`body field "${unknown}" is not a link setting (settings: ${Object.keys(LinkChangesBody.properties).join(', ')})`);
+  }
+}
 
 const LinkListItem = Type.Object({
   ...LinkMetadata.properties,
@@ -120,9 +135,31 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
   app.get(
     '/:id',
     {
-      schema: { tags, operationId: 'getLink', summary: 'Metadata of one link', params: LinkParams, response: { 200: LinkMetadata, ...linkErrors } },
+      schema: {
+        tags,
+        operationId: 'getLink',
+        summary: 'Metadata of one link, with all its settings',
+        params: LinkParams,
+        response: { 200: LinkDetail, ...linkErrors },
+      },
     },
     async (request) => links.get(principalOf(request).accountId, request.params.id),
+  );
+
+  app.patch(
+    '/:id',
+    {
+      preValidation: refuseUnknownChanges,
+      schema: {
+        tags,
+        operationId: 'updateLink',
+        summary: 'Change any subset of the settings and the name, in one transaction; a future expiresAt revives an expired link',
+        params: LinkParams,
+        body: LinkChangesBody,
+        response: { 200: LinkDetail, ...linkErrors, 422: ErrorBody },
+      },
+    },
+    async (request) => links.update(principalOf(request), request.params.id, request.body),
   );
 
   app.delete(

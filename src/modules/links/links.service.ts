@@ -1,14 +1,29 @@
 import type { Clock, CommitsWith, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow, NewLink } from '../../db/types.js';
-import { gone, notFound, unprocessable } from '../../core/errors.js';
+import { badRequest, gone, notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { StoredFile } from '../files/file-intake.js';
-import { EXPIRATIONS, normalizeBookingUrl, normalizeDomains, normalizeEmails, type Expiration, type LinkSettings } from './link-settings.js';
+import { assertAllowedFileName, storedFileName } from '../files/content-checks.js';
+import {
+  assertConsistent,
+  assertPaymentsPossible,
+  EXPIRATIONS,
+  expiryOf,
+  NEVER_EXPIRES,
+  normalizeBookingUrl,
+  normalizeDomains,
+  normalizeEmails,
+  normalizeExpiresAt,
+  type ExpiresAt,
+  type Expiration,
+  type LinkSettings,
+  type PaymentsPolicy,
+} from './link-settings.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import * as repo from './links.repo.js';
 
@@ -50,6 +65,48 @@ export function toLinkMetadata(link: LinkRow) {
   };
 }
 
+/** Every setting of a link as it stands, in the API's camelCase; the password only as whether there is one. */
+export function settingsOf(link: LinkRow) {
+  return {
+    isActive: link.is_active === 1,
+    expiresAt: link.expires_at >= NEVER_EXPIRES ? null : isoTime(link.expires_at),
+    hasPassword: link.password_hash !== null,
+    hasWatermark: link.has_watermark === 1,
+    requiresApproval: link.requires_approval === 1,
+    requiresOtp: link.requires_otp === 1,
+    allowedEmails: parseList(link.allowed_emails),
+    allowedDomains: parseList(link.allowed_domains),
+    bookingUrl: link.booking_url,
+    previewPages: link.preview_pages,
+    viewSessionTtlSeconds: link.view_session_ttl,
+    maxViews: link.max_views,
+    requirePaymentToDownload: link.require_payment === 1,
+    downloadPrice: link.download_price,
+    downloadCurrency: link.download_currency ?? 'usd',
+  };
+}
+
+export type LinkSettingsView = ReturnType<typeof settingsOf>;
+
+/** A change to any subset of a link's settings and its name (`PATCH /api/links/{id}`); the password in clear, null to remove it. */
+export type LinkChanges = Partial<Omit<LinkSettingsView, 'hasPassword' | 'expiresAt'>> & {
+  name?: string;
+  expiresAt?: ExpiresAt;
+  password?: string | null;
+};
+
+/** The name a link is renamed to: a file keeps the stored-name rules (no blocked extension: a download is saved under it). */
+function renamed(link: LinkRow, name: string): string {
+  if (link.kind === 'room') {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 200) throw unprocessable('A data room name must be 1 to 200 characters');
+    return trimmed;
+  }
+  const stored = storedFileName(name);
+  assertAllowedFileName(stored);
+  return stored;
+}
+
 /** Reads for maintenance tools (the CLI's doctor), which need no clock, blobs or viewer base. */
 export function createLinkRecords(deps: { db: Db }) {
   const { db } = deps;
@@ -77,8 +134,9 @@ export function createLinksService(deps: {
   /** Where an account's viewer links live: its custom domain, or PUBLIC_URL. */
   viewerBase: (accountId: number, db?: Executor) => Promise<string>;
   audit: Pick<AuditLog, 'record'>;
+  payments: PaymentsPolicy;
 }) {
-  const { db, clock, blobs, viewerBase, audit } = deps;
+  const { db, clock, blobs, viewerBase, audit, payments } = deps;
   /** The viewer URL of an account's link, on the account's own domain when it has one (read on `executor`: a transaction holds SQLite's one connection). */
   const viewerUrlFor = async (accountId: number, id: string, executor?: Executor) => `${await viewerBase(accountId, executor)}${viewerPathOf(id)}`;
 
@@ -165,7 +223,7 @@ export function createLinksService(deps: {
         download_price: settings.requirePaymentToDownload ? settings.downloadPrice : null,
         download_currency: settings.requirePaymentToDownload ? settings.downloadCurrency : null,
         created_at: now,
-        expires_at: now + EXPIRATIONS[settings.expiration],
+        expires_at: expiryOf(settings, now),
       };
       const created: CreatedLink = { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
       const { password, ...visibleSettings } = settings;
@@ -194,6 +252,8 @@ export function createLinksService(deps: {
       const { limit, tab } = query;
       const cursor = query.cursor === undefined ? undefined : decodeListCursor(query.cursor, tab);
       const [counts, base] = await Promise.all([repo.countLinks(db, accountId, now), viewerBase(accountId)]);
+      // Links whose expiry passed since the last list move to the expired tab before it is read (ADR 0015).
+      if (counts.unfiled > 0) await db.transaction().execute((trx) => repo.fileExpiredLinks(trx, accountId, now));
       const total = counts[tab];
       const page = cursor?.page ?? query.page;
       let rows: LinkRow[];
@@ -214,8 +274,71 @@ export function createLinksService(deps: {
       };
     },
 
+    /** The spec's Link object and, beside it, every setting. */
     async get(accountId: number, id: string) {
-      return toLinkMetadata(await ownLink(accountId, id, { live: true }));
+      const link = await ownLink(accountId, id, { live: true });
+      return { ...toLinkMetadata(link), settings: settingsOf(link) };
+    },
+
+    /**
+     * Applies any subset of settings and the name in one transaction, after the same rules as
+     * an upload; answers the link as `get` does. An expired link answers 410 unless the change
+     * gives it a future `expiresAt` (while its file is still kept).
+     */
+    async update(source: ChangeSource, id: string, changes: LinkChanges) {
+      const { accountId } = source;
+      const now = clock();
+      const link = await ownLink(accountId, id, { live: false });
+      const current = settingsOf(link);
+      const expiresAt =
+        changes.expiresAt === undefined
+          ? undefined
+          : expiryOf({ expiration: '7d', expiresAt: normalizeExpiresAt(changes.expiresAt, 'expiresAt') }, now);
+      if (isExpired(link, now)) {
+        if (expiresAt === undefined) throw gone();
+        if (link.blob_purged_at !== null) throw unprocessable('The file of this expired link has been deleted; upload it again as a new link');
+      }
+      const next = {
+        ...current,
+        ...changes,
+        ...(changes.allowedEmails && { allowedEmails: normalizeEmails(changes.allowedEmails, 'allowedEmails') }),
+        ...(changes.allowedDomains && { allowedDomains: normalizeDomains(changes.allowedDomains, 'allowedDomains') }),
+        ...(typeof changes.bookingUrl === 'string' && { bookingUrl: normalizeBookingUrl(changes.bookingUrl, 'bookingUrl') }),
+      };
+      if (changes.password !== undefined && changes.password !== null && (changes.password === '' || changes.password.length > 256)) {
+        throw badRequest('field "password" must be 1 to 256 characters, or null to remove it');
+      }
+      assertConsistent(next);
+      if (next.requirePaymentToDownload && link.kind === 'room') throw unprocessable('A data room has no file of its own to sell');
+      if (changes.requirePaymentToDownload || changes.downloadPrice !== undefined) await assertPaymentsPossible(next, accountId, payments);
+
+      const selling = next.requirePaymentToDownload;
+      const patch: repo.LinkPatch = {
+        ...(changes.name !== undefined && { name: renamed(link, changes.name) }),
+        ...(changes.password !== undefined && { password_hash: changes.password === null ? null : await hashPassword(changes.password) }),
+        is_active: Number(next.isActive),
+        has_watermark: Number(next.hasWatermark),
+        requires_approval: Number(next.requiresApproval),
+        requires_otp: Number(next.requiresOtp),
+        allowed_emails: JSON.stringify(next.allowedEmails),
+        allowed_domains: JSON.stringify(next.allowedDomains),
+        booking_url: next.bookingUrl,
+        preview_pages: next.previewPages,
+        view_session_ttl: next.viewSessionTtlSeconds,
+        max_views: next.maxViews,
+        require_payment: Number(selling),
+        download_price: selling ? next.downloadPrice : null,
+        download_currency: selling ? next.downloadCurrency : null,
+      };
+      const { password, ...stated } = changes;
+      const details = changedFields({ ...stated, ...(password !== undefined && { password }) }, ['password']);
+      await db.transaction().execute(async (trx) => {
+        await repo.updateLink(trx, accountId, id, patch);
+        if (expiresAt !== undefined) await repo.changeLinkExpiry(trx, accountId, id, expiresAt);
+        await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details }, trx);
+      });
+      const updated = await ownLink(accountId, id, { live: false });
+      return { ...toLinkMetadata(updated), settings: settingsOf(updated) };
     },
 
     /** The row itself, expired or not, for other modules acting on the owner's behalf. */

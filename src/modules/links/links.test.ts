@@ -90,12 +90,13 @@ test('cursor: walks the list newest first without repeats as links come and go; 
   assert.match(otherTab.body.error, /tab=expired/);
 });
 
-test('metadata is exactly the Link object; delete removes row and blobs', async (t) => {
+test("metadata is the spec's Link object and the settings beside it; delete removes row and blobs", async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'quarterly numbers', 'q3.txt', { hasWatermark: '1' });
-  const metadata = await http.get(`/api/links/${id}`);
-  assert.deepEqual(metadata.body, { id, name: 'q3.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: true });
+  const { settings, ...link } = (await http.get(`/api/links/${id}`)).body;
+  assert.deepEqual(link, { id, name: 'q3.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: true });
+  assert.equal(settings.hasWatermark, true);
 
   assert.equal((await listFiles(path.join(app.dataDir, 'blobs', 'links', id))).length, 1);
   assert.deepEqual((await http.delete(`/api/links/${id}`)).body, { ok: true });
@@ -300,6 +301,7 @@ test("tenancy: every link route answers 404 for another account's link", async (
   const id = await createLink(alice.http, 'private', 'p.txt');
   const cases: Array<[string, string, unknown]> = [
     ['GET', `/api/links/${id}`, undefined],
+    ['PATCH', `/api/links/${id}`, { isActive: false, name: 'mine.txt' }],
     ['PATCH', `/api/links/${id}/active`, { isActive: false }],
     ['PATCH', `/api/links/${id}/password`, { password: 'x' }],
     ['PATCH', `/api/links/${id}/watermark`, { hasWatermark: true }],
@@ -316,8 +318,9 @@ test("tenancy: every link route answers 404 for another account's link", async (
     assert.equal(response.status, 404, `${method} ${route}`);
   }
   assert.equal((await bob.http.get('/api/links')).body.pagination.total, 0);
-  const untouched = await alice.http.get(`/api/links/${id}`);
-  assert.deepEqual(untouched.body, { id, name: 'p.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: false });
+  const { settings, ...untouched } = (await alice.http.get(`/api/links/${id}`)).body;
+  assert.deepEqual(untouched, { id, name: 'p.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: false });
+  assert.equal(settings.isActive, true);
 });
 
 test('download-original is limited per client IP, so tokens cannot be guessed in bulk', async (t) => {

@@ -10,21 +10,6 @@ import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe
 /** How long a connected account's charges_enabled is trusted before asking Stripe again. */
 export const STATUS_TTL_MS = 60_000;
 
-/** The rule every path that creates a paid link calls (uploads, templates). */
-export interface PaymentsPolicy {
-  /** 422 unless the account can take payments through a connected account with charges enabled. */
-  assertCanSell(accountId: number): Promise<void>;
-}
-
-/** Settings that sell the file (an upload's, a template's) need an account that can sell. */
-export async function assertPaymentsPossible(
-  settings: { requirePaymentToDownload: boolean },
-  accountId: number,
-  payments: PaymentsPolicy,
-): Promise<void> {
-  if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
-}
-
 export interface ConnectStatus {
   connected: boolean;
   charges_enabled: boolean | null;

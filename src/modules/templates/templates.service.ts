@@ -1,8 +1,16 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { badRequest, notFound } from '../../core/errors.js';
-import { normalizeBookingUrl, normalizeDomains, normalizeEmails, resolveSettings, type LinkSettings } from '../links/link-settings.js';
-import { assertPaymentsPossible, type PaymentsPolicy } from '../payments/connect.service.js';
+import {
+  assertPaymentsPossible,
+  normalizeBookingUrl,
+  normalizeDomains,
+  normalizeEmails,
+  normalizeExpiresAt,
+  resolveSettings,
+  type LinkSettings,
+  type PaymentsPolicy,
+} from '../links/link-settings.js';
 import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemplate } from './templates.repo.js';
 
 /**
@@ -11,6 +19,7 @@ import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemp
  */
 export const TEMPLATE_SETTING_KEYS = [
   'expiration',
+  'expiresAt',
   'hasWatermark',
   'requiresApproval',
   'requiresOtp',
@@ -46,6 +55,7 @@ function normalizeStated(input: TemplateSettings): TemplateSettings {
   const settings = stated as TemplateSettings;
   if (settings.allowedEmails) settings.allowedEmails = normalizeEmails(settings.allowedEmails, 'allowedEmails');
   if (settings.allowedDomains) settings.allowedDomains = normalizeDomains(settings.allowedDomains, 'allowedDomains');
+  if (settings.expiresAt !== undefined) settings.expiresAt = normalizeExpiresAt(settings.expiresAt, 'expiresAt');
   if (typeof settings.bookingUrl === 'string') settings.bookingUrl = normalizeBookingUrl(settings.bookingUrl, 'bookingUrl');
   return settings;
 }

@@ -1,10 +1,9 @@
 import type { ChangeSource } from '../audit/audit.service.js';
 import type { FileIntake, StoredFile } from '../files/file-intake.js';
 import type { ReceivedUpload } from '../files/multipart-upload.js';
-import { parseSettingsForm, resolveSettings } from '../links/link-settings.js';
+import { assertPaymentsPossible, parseSettingsForm, resolveSettings, type PaymentsPolicy } from '../links/link-settings.js';
 import { blobKeyOf, type CreatedLink, type LinksService, type ReplacedFile } from '../links/links.service.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { assertPaymentsPossible, type PaymentsPolicy } from '../payments/connect.service.js';
 import type { TemplatesService } from '../templates/templates.service.js';
 
 /** Receives the upload into the blob key it is given; the HTTP layer decides how. */
