@@ -40,6 +40,7 @@ import { createStripeWebhook } from './modules/payments/stripe-webhook.service.j
 import { createPortalAccessService } from './modules/portals/portal-access.service.js';
 import { createPortalsService } from './modules/portals/portals.service.js';
 import { createSharingService } from './modules/sharing/sharing.service.js';
+import { createBlockListService } from './modules/block-list/block-list.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
@@ -197,7 +198,18 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     : undefined;
   const otp = createOtpService({ db, clock, counter });
   const accessRequestRecords = createAccessRequestRecords({ db });
-  const visits = createVisitsService({ db, clock, counter, links, otp, notify: notifications, events, accessRequests: accessRequestRecords });
+  const blockList = createBlockListService({ db, clock, audit });
+  const visits = createVisitsService({
+    db,
+    clock,
+    counter,
+    links,
+    otp,
+    notify: notifications,
+    events,
+    accessRequests: accessRequestRecords,
+    blockList,
+  });
   const documents = createDocumentsService({ reader, clock, visits });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
@@ -297,6 +309,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       documents,
       accessRequests,
       templates,
+      blockList,
       portals,
       portalAccess,
       stripeConnect,

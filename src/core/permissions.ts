@@ -23,6 +23,8 @@ export const MINIMUM_ROLE = {
   'api-keys': 'admin',
   integrations: 'admin',
   branding: 'admin',
+  /** the account-wide block list (reading it is content) */
+  'block-list': 'admin',
   payments: 'admin',
   members: 'admin',
   'audit-log': 'admin',
@@ -39,6 +41,7 @@ const AREA_NAMES: Record<Area, string> = {
   'api-keys': 'API keys',
   integrations: 'integrations',
   branding: 'branding and mail settings',
+  'block-list': "the account's block list",
   payments: 'payments',
   members: 'members and invitations',
   'audit-log': 'the audit log',

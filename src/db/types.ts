@@ -60,6 +60,13 @@ export interface LinksTable {
   expiry_noticed_at: number | null;
   /** 1 once a list has filed the expired link under the expired tab (0016, ADR 0015) */
   in_expired_tab: Generated<number>;
+  /** 1: each visitor gives an e-mail address, not verified (0017) */
+  require_email: Generated<number>;
+  /** JSON arrays of lower-case addresses and domains refused (0017) */
+  blocked_emails: Generated<string>;
+  blocked_domains: Generated<string>;
+  /** visitors refused by a block list (0017) */
+  blocked_attempts: Generated<number>;
 }
 
 export interface RoomLinksTable {
@@ -284,6 +291,15 @@ export interface AccountDailyViewsTable {
   views: number;
 }
 
+/** The account's own block list, applied to every link (0017). */
+export interface BlockListsTable {
+  account_id: number;
+  /** JSON arrays of lower-case addresses and domains */
+  emails: Generated<string>;
+  domains: Generated<string>;
+  updated_at: number;
+}
+
 /** How many links an account holds (0013), and how many are filed under the expired tab (0016). */
 export interface LinkCountsTable {
   account_id: number;
@@ -442,6 +458,7 @@ export interface Database {
   account_visitors: AccountVisitorsTable;
   account_daily_views: AccountDailyViewsTable;
   link_counts: LinkCountsTable;
+  block_lists: BlockListsTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

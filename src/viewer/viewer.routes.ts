@@ -14,7 +14,7 @@ import { addVisitorPageHeaders, pathNamesNothing, sendPage } from './render.js';
 import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
 
 interface ViewerDeps {
-  visits: Pick<VisitsService, 'enter' | 'page' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'>;
+  visits: Pick<VisitsService, 'enter' | 'page' | 'giveEmail' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'>;
   documents: Pick<DocumentsService, 'contentFor'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
@@ -28,6 +28,8 @@ const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: str
   'not-found': { status: 404, heading: 'Document not found', text: 'This link does not exist or has been removed.' },
   expired: { status: 410, heading: 'This link has expired', text: 'Ask the sender for a new link.' },
   inactive: { status: 403, heading: 'This link has been deactivated', text: 'The sender turned this link off. Ask them if you need access.' },
+  // Neutral on purpose: it does not say that a list refused the address.
+  blocked: { status: 403, heading: 'Access denied', text: 'You do not have access to this document.' },
   'view-limit': { status: 410, heading: 'View limit reached', text: 'This link has been opened as many times as its sender allowed.' },
 };
 
@@ -44,7 +46,12 @@ interface Place {
   base: string;
 }
 
-const GATE_ASKS: Record<Exclude<Gate, 'view-limit'>, string> = { otp: 'an e-mailed code', password: 'a password', approval: "the owner's approval" };
+const GATE_ASKS: Record<Exclude<Gate, 'view-limit'>, string> = {
+  email: 'your e-mail address',
+  otp: 'an e-mailed code',
+  password: 'a password',
+  approval: "the owner's approval",
+};
 
 /** What the room page says of a link's lock ("Protected: asks for a password"), or null for an open link. */
 function lockLabel(gates: Gate[]): string | null {
@@ -187,6 +194,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     }
   }
 
+  gateForm('email', (linkId, visitor, body) => visits.giveEmail(linkId, visitor, body.email ?? ''));
   gateForm('otp', (linkId, visitor, body) => visits.sendOtp(linkId, visitor, body.email ?? ''));
   gateForm('otp/verify', (linkId, visitor, body) => visits.verifyOtp(linkId, visitor, body.code ?? ''));
   gateForm('password', (linkId, visitor, body) => visits.checkPassword(linkId, visitor, body.password ?? ''));

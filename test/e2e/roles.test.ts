@@ -58,6 +58,8 @@ const ACCESS: Record<string, Access> = {
   'POST /api/integrations': 'admin',
   'DELETE /api/integrations/{id}': 'admin',
   'POST /api/stripe/connect': 'admin',
+  'PUT /api/block-list': 'admin',
+  'GET /api/block-list': 'member',
 
   'GET /api/stripe/connect-status': 'member',
   'POST /api/upload': 'member',

@@ -143,3 +143,23 @@ test('preview: the server sends N pages and the page says "Preview: N of M pages
   assert.equal(await page.getByRole('link', { name: 'Book a meeting' }).getAttribute('href'), 'https://cal.example.com/me');
   await screenshot(page, 'preview-watermarked');
 });
+
+test('e-mail gate and block list: the address opens the document, a blocked domain sees a neutral refusal', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(2), 'Pitch.pdf', { requireEmail: '1', blockedDomains: 'rival.example' });
+  const page = await openPage(t, { viewport: { width: 390, height: 844 } });
+  await page.goto(`${app.url}/v/${id}`);
+  await screenshot(page, 'email-gate');
+  await page.getByLabel('E-mail address').fill('ana@example.org');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await waitForPdf(page, 2);
+
+  const blocked = await openPage(t);
+  await blocked.goto(`${app.url}/v/${id}`);
+  await blocked.getByLabel('E-mail address').fill('spy@rival.example');
+  await blocked.getByRole('button', { name: 'Continue' }).click();
+  await blocked.getByRole('heading', { name: 'Access denied' }).waitFor();
+  assert.doesNotMatch(await blocked.locator('body').innerText(), /rival|block/i);
+  await screenshot(blocked, 'access-denied');
+});

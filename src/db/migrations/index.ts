@@ -15,6 +15,7 @@ import * as boundedLists from './0013-bounded-lists.js';
 import * as idempotentRequests from './0014-idempotent-requests.js';
 import * as people from './0015-people.js';
 import * as linkLifetimes from './0016-link-lifetimes.js';
+import * as visitorEmailRules from './0017-visitor-email-rules.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014-idempotent-requests': idempotentRequests,
   '0015-people': people,
   '0016-link-lifetimes': linkLifetimes,
+  '0017-visitor-email-rules': visitorEmailRules,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -40,6 +40,7 @@ const GlobalAnalytics = Type.Object({
 const LinkAnalytics = Type.Object({
   link: Type.Object({ id: Type.String(), name: Type.String() }),
   views: Count,
+  blockedAttempts: Type.Integer({ minimum: 0, description: 'visitors refused by the link or account block list' }),
   uniqueVisitors: Count,
   totalSeconds: Count,
   averageSeconds: Type.Integer({ minimum: 0, description: 'time on the document per view' }),

@@ -61,6 +61,7 @@ export function createAnalyticsService(deps: {
     return {
       link: { id: link.id, name: link.name },
       views: link.views,
+      blockedAttempts: link.blocked_attempts,
       uniqueVisitors: sessions.visitors,
       totalSeconds,
       averageSeconds: sessions.sessions > 0 ? Math.round(totalSeconds / sessions.sessions) : 0,

@@ -151,6 +151,7 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   assert.deepEqual(perLink.body, {
     link: { id: alpha.id, name: 'alpha.pdf' },
     views: 5,
+    blockedAttempts: 0,
     uniqueVisitors: 3,
     totalSeconds: 60,
     averageSeconds: 12,

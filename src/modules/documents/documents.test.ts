@@ -52,6 +52,10 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     blob_purged_at: null,
     expiry_noticed_at: null,
     in_expired_tab: 0,
+    require_email: 0,
+    blocked_emails: '[]',
+    blocked_domains: '[]',
+    blocked_attempts: 0,
     ...fields,
   };
 }

@@ -37,6 +37,7 @@ test('GET shows every setting; PATCH changes any subset and the name in one go, 
     hasWatermark: true,
     requiresOtp: true,
     allowedDomains: ['Acme.COM'],
+    blockedDomains: ['rival.example'],
     bookingUrl: 'https://cal.example/ana',
     previewPages: 1,
     viewSessionTtlSeconds: 600,
@@ -56,6 +57,9 @@ test('GET shows every setting; PATCH changes any subset and the name in one go, 
     requiresOtp: true,
     allowedEmails: [],
     allowedDomains: ['acme.com'],
+    requireEmail: false,
+    blockedEmails: [],
+    blockedDomains: ['rival.example'],
     bookingUrl: 'https://cal.example/ana',
     previewPages: 1,
     viewSessionTtlSeconds: 600,
@@ -152,7 +156,7 @@ test('expiresAt: never, any future time, and reviving an expired link while its 
   assert.deepEqual((await tabs(http)).totals, [0, 1], 'deleting a filed link takes it off the expired count');
 });
 
-test('expiresAt at upload and in templates; the stated time wins over expiration', async (t) => {
+test('expiresAt at upload and in templates (with the e-mail and block settings); the stated time wins over expiration', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const at = new Date(Date.now() + 45 * DAY).toISOString();
@@ -162,7 +166,13 @@ test('expiresAt at upload and in templates; the stated time wins over expiration
   assert.equal(past.status, 422);
   assert.equal((await uploadFile(http, 'c', 'c.txt', { expiresAt: 'soon' })).status, 400);
 
-  const template = await http.post('/api/templates', { name: 'evergreen', expiresAt: null, hasWatermark: true });
+  const template = await http.post('/api/templates', {
+    name: 'evergreen',
+    expiresAt: null,
+    hasWatermark: true,
+    requireEmail: true,
+    blockedEmails: ['Spy@Rival.example'],
+  });
   assert.equal(template.status, 200, JSON.stringify(template.body));
   const templateId = String(template.body.id);
   assert.equal((await http.get(`/api/templates/${templateId}`)).body.template.expiresAt, null);
@@ -170,4 +180,6 @@ test('expiresAt at upload and in templates; the stated time wins over expiration
   const settings = (await http.get(`/api/links/${fromTemplate}`)).body.settings;
   assert.equal(settings.expiresAt, null);
   assert.equal(settings.hasWatermark, true);
+  assert.equal(settings.requireEmail, true);
+  assert.deepEqual(settings.blockedEmails, ['spy@rival.example']);
 });

@@ -22,6 +22,9 @@ export interface LinkSettings {
   requiresOtp: boolean;
   allowedEmails: string[];
   allowedDomains: string[];
+  requireEmail: boolean;
+  blockedEmails: string[];
+  blockedDomains: string[];
   bookingUrl: string | null;
   previewPages: number | null;
   viewSessionTtlSeconds: number;
@@ -39,6 +42,9 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   requiresOtp: false,
   allowedEmails: [],
   allowedDomains: [],
+  requireEmail: false,
+  blockedEmails: [],
+  blockedDomains: [],
   bookingUrl: null,
   previewPages: null,
   viewSessionTtlSeconds: 3600,
@@ -168,6 +174,9 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   set('requiresOtp', flag(fields, 'requiresOtp'));
   if (fields.allowedEmails !== undefined) settings.allowedEmails = normalizeEmails(commaList(fields.allowedEmails), 'allowedEmails');
   if (fields.allowedDomains !== undefined) settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains), 'allowedDomains');
+  set('requireEmail', flag(fields, 'requireEmail'));
+  if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails), 'blockedEmails');
+  if (fields.blockedDomains !== undefined) settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains), 'blockedDomains');
   if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');
   set('previewPages', integer(fields, 'previewPages', 1, 100_000));
   set('viewSessionTtlSeconds', integer(fields, 'viewSessionTtlSeconds', 60, 86_400));

@@ -287,3 +287,11 @@ export async function countViewUnderCap(db: Executor, linkId: string): Promise<b
     .executeTakeFirst();
   return row !== undefined;
 }
+
+export async function countBlockedAttempt(db: Executor, linkId: string): Promise<void> {
+  await db
+    .updateTable('links')
+    .set((eb) => ({ blocked_attempts: eb('blocked_attempts', '+', 1) }))
+    .where('id', '=', linkId)
+    .execute();
+}

@@ -76,6 +76,9 @@ export function settingsOf(link: LinkRow) {
     requiresOtp: link.requires_otp === 1,
     allowedEmails: parseList(link.allowed_emails),
     allowedDomains: parseList(link.allowed_domains),
+    requireEmail: link.require_email === 1,
+    blockedEmails: parseList(link.blocked_emails),
+    blockedDomains: parseList(link.blocked_domains),
     bookingUrl: link.booking_url,
     previewPages: link.preview_pages,
     viewSessionTtlSeconds: link.view_session_ttl,
@@ -215,6 +218,9 @@ export function createLinksService(deps: {
         requires_otp: Number(settings.requiresOtp),
         allowed_emails: JSON.stringify(settings.allowedEmails),
         allowed_domains: JSON.stringify(settings.allowedDomains),
+        require_email: Number(settings.requireEmail),
+        blocked_emails: JSON.stringify(settings.blockedEmails),
+        blocked_domains: JSON.stringify(settings.blockedDomains),
         booking_url: settings.bookingUrl,
         preview_pages: settings.previewPages,
         view_session_ttl: settings.viewSessionTtlSeconds,
@@ -303,6 +309,8 @@ export function createLinksService(deps: {
         ...changes,
         ...(changes.allowedEmails && { allowedEmails: normalizeEmails(changes.allowedEmails, 'allowedEmails') }),
         ...(changes.allowedDomains && { allowedDomains: normalizeDomains(changes.allowedDomains, 'allowedDomains') }),
+        ...(changes.blockedEmails && { blockedEmails: normalizeEmails(changes.blockedEmails, 'blockedEmails') }),
+        ...(changes.blockedDomains && { blockedDomains: normalizeDomains(changes.blockedDomains, 'blockedDomains') }),
         ...(typeof changes.bookingUrl === 'string' && { bookingUrl: normalizeBookingUrl(changes.bookingUrl, 'bookingUrl') }),
       };
       if (changes.password !== undefined && changes.password !== null && (changes.password === '' || changes.password.length > 256)) {
@@ -322,6 +330,9 @@ export function createLinksService(deps: {
         requires_otp: Number(next.requiresOtp),
         allowed_emails: JSON.stringify(next.allowedEmails),
         allowed_domains: JSON.stringify(next.allowedDomains),
+        require_email: Number(next.requireEmail),
+        blocked_emails: JSON.stringify(next.blockedEmails),
+        blocked_domains: JSON.stringify(next.blockedDomains),
         booking_url: next.bookingUrl,
         preview_pages: next.previewPages,
         view_session_ttl: next.viewSessionTtlSeconds,
@@ -459,6 +470,9 @@ export function createLinksService(deps: {
 
     /** Counts one view in the visit's transaction unless the link's view cap is reached (false then). */
     countViewUnderCap: (trx: Executor, linkId: string) => repo.countViewUnderCap(trx, linkId),
+
+    /** Counts a visitor refused by a block list, in the caller's transaction. */
+    countBlockedAttempt: (trx: Executor, linkId: string) => repo.countBlockedAttempt(trx, linkId),
 
     /** Which of `ids` are the account's links, read in the caller's transaction when given one. */
     async ownIds(accountId: number, ids: readonly string[], executor: Executor = db): Promise<Set<string>> {

@@ -25,6 +25,9 @@ export const TEMPLATE_SETTING_KEYS = [
   'requiresOtp',
   'allowedEmails',
   'allowedDomains',
+  'requireEmail',
+  'blockedEmails',
+  'blockedDomains',
   'bookingUrl',
   'previewPages',
   'viewSessionTtlSeconds',
@@ -55,6 +58,8 @@ function normalizeStated(input: TemplateSettings): TemplateSettings {
   const settings = stated as TemplateSettings;
   if (settings.allowedEmails) settings.allowedEmails = normalizeEmails(settings.allowedEmails, 'allowedEmails');
   if (settings.allowedDomains) settings.allowedDomains = normalizeDomains(settings.allowedDomains, 'allowedDomains');
+  if (settings.blockedEmails) settings.blockedEmails = normalizeEmails(settings.blockedEmails, 'blockedEmails');
+  if (settings.blockedDomains) settings.blockedDomains = normalizeDomains(settings.blockedDomains, 'blockedDomains');
   if (settings.expiresAt !== undefined) settings.expiresAt = normalizeExpiresAt(settings.expiresAt, 'expiresAt');
   if (typeof settings.bookingUrl === 'string') settings.bookingUrl = normalizeBookingUrl(settings.bookingUrl, 'bookingUrl');
   return settings;

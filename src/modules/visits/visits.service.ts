@@ -6,6 +6,7 @@ import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
+import type { BlockListService } from '../block-list/block-list.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { documentView, type DocumentView } from '../documents/documents.service.js';
 import { isEmail } from '../links/link-settings.js';
@@ -52,7 +53,11 @@ export type GateState =
   | { step: 'not-found' }
   | { step: 'expired' }
   | { step: 'inactive' }
+  /** the visitor's address is on the link's or the account's block list */
+  | { step: 'blocked' }
   | { step: 'view-limit' }
+  /** requireEmail: the visitor's address, not verified */
+  | { step: 'email' }
   | { step: 'otp-email' }
   | { step: 'otp-code'; email: string }
   | { step: 'password' }
@@ -83,12 +88,13 @@ export const verifiedEmailOf = (visit: Pick<VisitRow, 'otp_passed' | 'email'> | 
 
 const passesOtpWith = (link: LinkRow, verifiedEmail: string | undefined) => verifiedEmail !== undefined && isAllowedOtpEmail(link, verifiedEmail);
 
-export type Gate = 'otp' | 'password' | 'approval' | 'view-limit';
+export type Gate = 'email' | 'otp' | 'password' | 'approval' | 'view-limit';
 
 /** The gates a visitor meets on opening `link` afresh, an OTP gate the already verified address passes left out. */
 export function gatesAhead(link: LinkRow, verifiedEmail: string | undefined): Gate[] {
   const gates: Gate[] = [];
   if (link.max_views > 0 && link.views >= link.max_views) gates.push('view-limit');
+  if (link.require_email === 1 && link.requires_otp !== 1 && !verifiedEmail) gates.push('email');
   if (link.requires_otp === 1 && !passesOtpWith(link, verifiedEmail)) gates.push('otp');
   if (link.password_hash !== null) gates.push('password');
   if (link.requires_approval === 1) gates.push('approval');
@@ -138,13 +144,14 @@ export function createVisitsService(deps: {
   db: Db;
   clock: Clock;
   counter: WindowCounter;
-  links: Pick<LinksService, 'findForVisitor' | 'roomChildren' | 'countViewUnderCap'>;
+  links: Pick<LinksService, 'findForVisitor' | 'roomChildren' | 'countViewUnderCap' | 'countBlockedAttempt'>;
   otp: OtpService;
   notify: Notifications;
   events: EventRecorder;
   accessRequests: Pick<AccessRequestRecords, 'find' | 'open'>;
+  blockList: Pick<BlockListService, 'refuses'>;
 }) {
-  const { db, clock, counter, links, otp, notify, events, accessRequests } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -162,8 +169,13 @@ export function createVisitsService(deps: {
     if (!link) return { step: 'not-found' };
     if (isExpired(link, now)) return { step: 'expired' };
     if (link.is_active !== 1) return { step: 'inactive' };
+    // Before the session: an address blocked after the visitor got in loses the document at once.
+    const knownEmail = visit?.email ?? verifiedEmail;
+    if (knownEmail && (await blockList.refuses(link, knownEmail))) return { step: 'blocked' };
     if (visit?.session_started_at) return { step: 'session', session: visitorSessionOf(visit) };
     if (link.max_views > 0 && link.views >= link.max_views) return { step: 'view-limit' };
+    // An OTP gate asks for the address itself, verified.
+    if (link.require_email === 1 && link.requires_otp !== 1 && !knownEmail) return { step: 'email' };
     if (link.requires_otp === 1 && visit?.otp_passed !== 1 && !passesOtpWith(link, verifiedEmail)) {
       return visit?.otp_email ? { step: 'otp-code', email: visit.otp_email } : { step: 'otp-email' };
     }
@@ -198,6 +210,19 @@ export function createVisitsService(deps: {
       otpPassed: link.requires_otp === 1 && passesOtpWith(link, verifiedEmailOf(roomVisit)),
     });
     return { visit: (await findLiveVisit(db, sha256Hex(token), link.id, now))!, token };
+  }
+
+  /**
+   * Whether the link's or the account's block list refuses `email`; a refused address is kept
+   * on the visit (which then stands at the blocked step) and counted on the link.
+   */
+  async function refused(link: LinkRow, visit: VisitRow, email: string): Promise<boolean> {
+    if (!(await blockList.refuses(link, email))) return false;
+    await db.transaction().execute(async (trx) => {
+      await updateVisit(trx, visit.id, { email });
+      await links.countBlockedAttempt(trx, link.id);
+    });
+    return true;
   }
 
   /** The data room and the visitor's live session of it, or undefined without one. */
@@ -309,6 +334,7 @@ export function createVisitsService(deps: {
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
       if (!isAllowedOtpEmail(link, email)) throw unprocessable('This e-mail address is not allowed to view this document');
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      if (await refused(link, visit, email)) return token;
       // The code, the visit's step and the mail that carries the code commit together.
       await db.transaction().execute(async (trx) => {
         const code = await otp.issue(`link:${link.id}`, email, visitor.ip, trx);
@@ -331,7 +357,18 @@ export function createVisitsService(deps: {
       const link = await linkFor(linkId, visitor);
       if (!link || link.requires_otp !== 1 || !isAllowedOtpEmail(link, email)) return undefined;
       const { visit, token } = await ensureVisit(link, visitor);
+      if (await refused(link, visit, email)) return token;
       await updateVisit(db, visit.id, { otp_passed: 1, email });
+      return token;
+    },
+
+    /** requireEmail: the visitor's address, kept with the visit and its view (not verified). */
+    async giveEmail(linkId: string, visitor: Visitor, rawEmail: string): Promise<string> {
+      const { link, roomVisit } = await atStep(linkId, visitor, ['email']);
+      const email = rawEmail.trim().toLowerCase();
+      if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
+      const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      if (!(await refused(link, visit, email))) await updateVisit(db, visit.id, { email });
       return token;
     },
 
@@ -354,6 +391,7 @@ export function createVisitsService(deps: {
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      if (await refused(link, visit, email)) return token;
       await db.transaction().execute(async (trx) => {
         const id = await accessRequests.open(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
         await updateVisit(trx, visit.id, { access_request_id: id, email: visit.email ?? email });
