@@ -34,6 +34,8 @@ export interface Config {
   rateLimitPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
+  /** A PEM file of certificates trusted beside the system's for outgoing webhooks (a receiver behind a private CA). */
+  webhookCaFile: string | undefined;
   /** Lets an account's SMTP host be a private or loopback address (a single-company install, tests). */
   allowPrivateSmtp: boolean;
   /** Resolvers for custom-domain verification, as host:port; empty means the system's. */
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
+    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
     allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),

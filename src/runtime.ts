@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
@@ -41,6 +42,8 @@ import { createPortalAccessService } from './modules/portals/portal-access.servi
 import { createPortalsService } from './modules/portals/portals.service.js';
 import { createSharingService } from './modules/sharing/sharing.service.js';
 import { createBlockListService } from './modules/block-list/block-list.service.js';
+import { createWebhookDelivery } from './modules/webhooks/webhook-delivery.js';
+import { createWebhooksService, WEBHOOK_DELIVERY_JOB } from './modules/webhooks/webhooks.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
@@ -142,7 +145,16 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accounts: accountRecords,
     audit,
   });
-  const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload] });
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    masterKey,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    jobs,
+    accounts: accountRecords,
+    audit,
+  });
+  const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload], subscribers: [webhooks.subscriber] });
   const downloads = createDownloadsService({ db, clock, reader, links, events });
   const mailer = createMailer({
     db,
@@ -256,6 +268,21 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       concurrency: config.eventConcurrency,
     }),
   );
+  jobs.register(
+    WEBHOOK_DELIVERY_JOB,
+    createWebhookDelivery({
+      db,
+      clock,
+      log,
+      masterKey,
+      http: createSafeHttpClient({
+        allowPrivateAddresses: config.allowPrivateWebhooks,
+        ca: config.webhookCaFile === undefined ? undefined : await readFile(config.webhookCaFile, 'utf8'),
+      }),
+      retryBaseMs: config.eventRetryBaseMs,
+      maxAttempts: config.eventMaxAttempts,
+    }),
+  );
   const expiryNotices = createExpiryNotices({ db, clock, events, log });
   const blobSweeper = createExpiredBlobSweeper({ links, retentionDays: config.expiredRetentionDays, log });
   const orphanSweeper = createOrphanBlobSweeper({
@@ -310,6 +337,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       accessRequests,
       templates,
       blockList,
+      webhooks,
       portals,
       portalAccess,
       stripeConnect,

@@ -22,6 +22,7 @@ export const MINIMUM_ROLE = {
   content: 'member',
   'api-keys': 'admin',
   integrations: 'admin',
+  webhooks: 'admin',
   branding: 'admin',
   /** the account-wide block list (reading it is content) */
   'block-list': 'admin',
@@ -40,6 +41,7 @@ const AREA_NAMES: Record<Area, string> = {
   content: 'this',
   'api-keys': 'API keys',
   integrations: 'integrations',
+  webhooks: 'webhooks',
   branding: 'branding and mail settings',
   'block-list': "the account's block list",
   payments: 'payments',

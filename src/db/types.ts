@@ -300,6 +300,36 @@ export interface BlockListsTable {
   updated_at: number;
 }
 
+/** An account's signed webhook endpoint (0018); URL and secret sealed with the master key. */
+export interface WebhooksTable {
+  id: Generated<number>;
+  account_id: number;
+  url_sealed: string;
+  url_origin: string;
+  /** JSON array of the webhook event types it receives */
+  events: string;
+  active: Generated<number>;
+  secret_sealed: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One message to one webhook (0018): its exact body, and how sending it went. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  message_id: string;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number | null;
+  response_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 /** How many links an account holds (0013), and how many are filed under the expired tab (0016). */
 export interface LinkCountsTable {
   account_id: number;
@@ -459,6 +489,8 @@ export interface Database {
   account_daily_views: AccountDailyViewsTable;
   link_counts: LinkCountsTable;
   block_lists: BlockListsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

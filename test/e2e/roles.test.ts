@@ -59,6 +59,13 @@ const ACCESS: Record<string, Access> = {
   'DELETE /api/integrations/{id}': 'admin',
   'POST /api/stripe/connect': 'admin',
   'PUT /api/block-list': 'admin',
+  'GET /api/webhooks': 'admin',
+  'POST /api/webhooks': 'admin',
+  'GET /api/webhooks/{id}': 'admin',
+  'PATCH /api/webhooks/{id}': 'admin',
+  'DELETE /api/webhooks/{id}': 'admin',
+  'GET /api/webhooks/{id}/deliveries': 'admin',
+  'POST /api/webhooks/{id}/test': 'admin',
   'GET /api/block-list': 'member',
 
   'GET /api/stripe/connect-status': 'member',

@@ -16,6 +16,7 @@ import * as idempotentRequests from './0014-idempotent-requests.js';
 import * as people from './0015-people.js';
 import * as linkLifetimes from './0016-link-lifetimes.js';
 import * as visitorEmailRules from './0017-visitor-email-rules.js';
+import * as webhooks from './0018-webhooks.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0015-people': people,
   '0016-link-lifetimes': linkLifetimes,
   '0017-visitor-email-rules': visitorEmailRules,
+  '0018-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from './address-policy.js';
 
@@ -49,6 +50,8 @@ export interface SafeResponse {
 
 export interface SafeHttpClient {
   postJson(url: string, payload: unknown): Promise<SafeResponse>;
+  /** Posts `body` (JSON text) as it is, with extra headers (a signature over these exact bytes). */
+  post(url: string, body: string, headers?: Record<string, string>): Promise<SafeResponse>;
 }
 
 export interface SafeHttpOptions {
@@ -57,6 +60,8 @@ export interface SafeHttpOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   resolver?: Resolver;
+  /** Certificates trusted beside the system's (WEBHOOK_CA_FILE: receivers behind a private CA). */
+  ca?: string;
 }
 
 /**
@@ -85,43 +90,47 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
     return url;
   }
 
-  return {
-    async postJson(raw, payload) {
-      const url = checkedUrl(raw);
-      const body = Buffer.from(JSON.stringify(payload));
-      const transport = url.protocol === 'https:' ? https : http;
-      return new Promise<SafeResponse>((resolve, reject) => {
-        const request = transport.request(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': 'linkvault-webhooks' },
-          lookup,
-          agent: false,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        request.on('error', reject);
-        request.on('response', (response) => {
-          const status = response.statusCode ?? 0;
-          if (status >= 300 && status < 400) {
-            response.destroy();
-            reject(new RefusedDestinationError(`answered ${status} (a redirect); redirects are not followed`));
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let received = 0;
-          const finish = () => resolve({ status, body: Buffer.concat(chunks).toString('utf8').slice(0, maxResponseBytes) });
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            received += chunk.length;
-            if (received >= maxResponseBytes) {
-              response.destroy();
-              finish();
-            }
-          });
-          response.on('end', finish);
-          response.on('error', reject);
-        });
-        request.end(body);
+  // Node's own roots plus the operator's: `ca` alone would replace the system's trust.
+  const ca = options.ca === undefined ? undefined : [...tls.rootCertificates, options.ca];
+
+  async function post(raw: string, text: string, headers: Record<string, string> = {}): Promise<SafeResponse> {
+    const url = checkedUrl(raw);
+    const body = Buffer.from(text);
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise<SafeResponse>((resolve, reject) => {
+      const request = transport.request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': body.length, 'user-agent': 'linkvault-webhooks' },
+        lookup,
+        agent: false,
+        ...(ca && url.protocol === 'https:' && { ca }),
+        signal: AbortSignal.timeout(timeoutMs),
       });
-    },
-  };
+      request.on('error', reject);
+      request.on('response', (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          response.destroy();
+          reject(new RefusedDestinationError(`answered ${status} (a redirect); redirects are not followed`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        const finish = () => resolve({ status, body: Buffer.concat(chunks).toString('utf8').slice(0, maxResponseBytes) });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          received += chunk.length;
+          if (received >= maxResponseBytes) {
+            response.destroy();
+            finish();
+          }
+        });
+        response.on('end', finish);
+        response.on('error', reject);
+      });
+      request.end(body);
+    });
+  }
+
+  return { post, postJson: (raw, payload) => post(raw, JSON.stringify(payload)) };
 }

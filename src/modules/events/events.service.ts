@@ -15,8 +15,10 @@ export function createEventsService(deps: {
   /** Each enabled integration of the account gets a delivery; one added later does not get old events. */
   integrations: Pick<IntegrationsService, 'enabledIds'>;
   projections?: readonly EventProjection[];
+  /** Other fan-outs of each event (webhooks), on the same transaction. */
+  subscribers?: readonly EventProjection[];
 }) {
-  const { clock, jobs, integrations, projections = [] } = deps;
+  const { clock, jobs, integrations, projections = [], subscribers = [] } = deps;
   return {
     /**
      * Records `event` with its pending deliveries and their jobs on `trx`, the transaction of
@@ -30,7 +32,7 @@ export function createEventsService(deps: {
         deliveryIds.map((deliveryId): EventDeliveryJob => ({ deliveryId })),
         { executor: trx },
       );
-      for (const project of projections) await project(trx, event, at);
+      for (const project of [...projections, ...subscribers]) await project(trx, event, at);
       return id;
     },
   };
