@@ -222,7 +222,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accessRequests: accessRequestRecords,
     blockList,
   });
-  const documents = createDocumentsService({ reader, clock, visits });
+  const documents = createDocumentsService({ db, reader, clock, visits, events });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });

@@ -67,6 +67,8 @@ export interface LinksTable {
   blocked_domains: Generated<string>;
   /** visitors refused by a block list (0017) */
   blocked_attempts: Generated<number>;
+  /** 1: the viewer offers a download, stamped when the link watermarks (0019) */
+  allow_download: Generated<number>;
 }
 
 export interface RoomLinksTable {

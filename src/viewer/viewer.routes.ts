@@ -15,7 +15,7 @@ import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } f
 
 interface ViewerDeps {
   visits: Pick<VisitsService, 'enter' | 'page' | 'giveEmail' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'>;
-  documents: Pick<DocumentsService, 'contentFor'>;
+  documents: Pick<DocumentsService, 'contentFor' | 'downloadFor'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -154,6 +154,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         trackUrl: `${place.base}/track`,
         previewPages: document.previewPages,
         bookingUrl: document.bookingUrl,
+        downloadUrl: document.downloadable ? `${place.base}/download` : null,
         backUrl: document.room && viewerPathOf(document.room.id),
         backLabel: document.room?.name ?? document.name,
         purchase: document.purchase,
@@ -214,7 +215,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     if (content.totalPages !== undefined) reply.header('x-total-pages', String(content.totalPages));
     return reply
       .type(content.mime)
-      .header('content-disposition', contentDisposition('inline', content.name))
+      .header('content-disposition', contentDisposition(content.disposition, content.name))
       .header('cache-control', 'private, no-store')
       .send(content.bytes);
   }
@@ -223,6 +224,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.contentFor(place.linkId, await visitorAt(request, place)));
+    });
+  }
+
+  /** The Download button's target, when the owner allows it: a file to save, stamped for the visitor when watermarked. */
+  for (const url of onLinkAndInRoom('/download')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
     });
   }
 

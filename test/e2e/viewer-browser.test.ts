@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
 import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
 import { createLink } from '../helpers/files.js';
-import { makePdf } from '../helpers/pdf.js';
+import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 
 after(closeBrowser);
@@ -162,4 +163,27 @@ test('e-mail gate and block list: the address opens the document, a blocked doma
   await blocked.getByRole('heading', { name: 'Access denied' }).waitFor();
   assert.doesNotMatch(await blocked.locator('body').innerText(), /rival|block/i);
   await screenshot(blocked, 'access-denied');
+});
+
+test('download button: absent unless allowed; when allowed, the saved PDF is stamped for the visitor', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const closed = await createLink(http, await makePdf(1), 'Closed.pdf', { hasWatermark: '1' });
+  const open = await createLink(http, await makePdf(1), 'Memo.pdf', { hasWatermark: '1', allowDownload: '1', requireEmail: '1' });
+  const page = await openPage(t);
+
+  await page.goto(`${app.url}/v/${closed}`);
+  await waitForPdf(page, 1);
+  assert.equal(await page.getByRole('link', { name: 'Download' }).count(), 0);
+
+  await page.goto(`${app.url}/v/${open}`);
+  await page.getByLabel('E-mail address').fill('ana@example.org');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await waitForPdf(page, 1);
+  await screenshot(page, 'document-download');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+  assert.equal(download.suggestedFilename(), 'Memo.pdf');
+  const saved = await fs.readFile((await download.path())!);
+  const [text] = await pdfPageTexts(saved);
+  assert.match(text!, /ana@example\.org/);
 });

@@ -17,6 +17,7 @@ import * as people from './0015-people.js';
 import * as linkLifetimes from './0016-link-lifetimes.js';
 import * as visitorEmailRules from './0017-visitor-email-rules.js';
 import * as webhooks from './0018-webhooks.js';
+import * as visitorDownloads from './0019-visitor-downloads.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0016-link-lifetimes': linkLifetimes,
   '0017-visitor-email-rules': visitorEmailRules,
   '0018-webhooks': webhooks,
+  '0019-visitor-downloads': visitorDownloads,
 };
 
 export const migrationProvider: MigrationProvider = {

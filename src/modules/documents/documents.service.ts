@@ -3,8 +3,10 @@ import { buffer } from 'node:stream/consumers';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { forbidden, notFound } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { ByteRange } from '../../infra/storage/index.js';
+import type { EventRecorder } from '../events/events.service.js';
 import type { EncryptedFile, FileReader } from '../files/file-reader.js';
 import { viewerPathOf } from '../links/links.service.js';
 import { isCheckoutSessionId, salePriceOf } from '../payments/checkout.service.js';
@@ -83,6 +85,8 @@ export interface DocumentView {
   /** the data room it is opened in, which the page links back to */
   room: { id: string; name: string } | null;
   purchase: PurchaseOffer | null;
+  /** the owner allows a download (stamped when watermarked) and there is a form of it to give */
+  downloadable: boolean;
 }
 
 /** The page of `file` for a visitor holding `session` of it, opened on its own or inside `room`. */
@@ -100,6 +104,7 @@ export function documentView(file: LinkRow, room: LinkRow | undefined, session: 
     bookingUrl: file.booking_url ?? room?.booking_url ?? null,
     room: room ? { id: room.id, name: room.name } : null,
     purchase: purchaseOffer(file, viewerPathOf(file.id, room?.id), session, checkoutSessionId),
+    downloadable: file.allow_download === 1 && presentationOf(file.mime, watermark) !== 'unmarkable',
   };
 }
 
@@ -125,6 +130,7 @@ export interface PreparedContent {
   bytes: Buffer;
   /** the whole document's page count, for a PDF */
   totalPages?: number;
+  disposition: 'inline' | 'attachment';
 }
 
 export type DocumentContent = StreamedContent | PreparedContent;
@@ -136,8 +142,14 @@ const CONCURRENT_PREPARATIONS = 2;
  * The bytes a visitor with a session receives. Watermarked and preview copies are made
  * on the server for this visit; the stored original is streamed only when neither applies.
  */
-export function createDocumentsService(deps: { reader: Pick<FileReader, 'open'>; clock: Clock; visits: Pick<VisitsService, 'requireSession'> }) {
-  const { reader, clock, visits } = deps;
+export function createDocumentsService(deps: {
+  db: Db;
+  reader: Pick<FileReader, 'open'>;
+  clock: Clock;
+  visits: Pick<VisitsService, 'requireSession'>;
+  events: EventRecorder;
+}) {
+  const { db, reader, clock, visits, events } = deps;
   const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);
 
   /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
@@ -154,8 +166,8 @@ export function createDocumentsService(deps: { reader: Pick<FileReader, 'open'>;
     });
   }
 
-  /** What `file` leaves as for the visit holding `session`. */
-  async function deliver(file: LinkRow, session: VisitorSession, watermark: boolean): Promise<DocumentContent> {
+  /** What `file` leaves as for the visit holding `session`: to be shown, or (`attachment`) downloaded. */
+  async function deliver(file: LinkRow, session: VisitorSession, watermark: boolean, use: 'show' | 'attachment'): Promise<DocumentContent> {
     if (!file.blob_key || !file.wrapped_key || file.blob_purged_at !== null) throw notFound('Document');
     const stored = { blobKey: file.blob_key, wrappedKey: file.wrapped_key, size: file.size };
     const presentation = presentationOf(file.mime, watermark);
@@ -168,7 +180,7 @@ export function createDocumentsService(deps: { reader: Pick<FileReader, 'open'>;
         name: file.name,
         mime: file.mime,
         size: file.size,
-        disposition: presentation === 'download' ? 'attachment' : 'inline',
+        disposition: presentation === 'download' || use === 'attachment' ? 'attachment' : 'inline',
         open: (range?: ByteRange) => reader.open(stored, range),
       };
     }
@@ -179,6 +191,7 @@ export function createDocumentsService(deps: { reader: Pick<FileReader, 'open'>;
       mime: prepared.mime,
       bytes: prepared.bytes,
       ...(prepared.totalPages !== undefined && { totalPages: prepared.totalPages }),
+      disposition: use === 'attachment' ? 'attachment' : 'inline',
     };
   }
 
@@ -189,7 +202,27 @@ export function createDocumentsService(deps: { reader: Pick<FileReader, 'open'>;
       if (link.kind !== 'file') throw notFound('Document');
       const watermark = isWatermarked(link, room);
       assertNotSoldOnly(link, watermark);
-      return deliver(link, session, watermark);
+      return deliver(link, session, watermark, 'show');
+    },
+
+    /**
+     * The download a viewer page offers when the owner allows it: the original, or a copy
+     * stamped for this visitor (and cut to the preview) when the link says so; counted as a download.
+     */
+    async downloadFor(linkId: string, visitor: Visitor): Promise<DocumentContent> {
+      const { link, room, session } = await visits.requireSession(linkId, visitor);
+      if (link.kind !== 'file') throw notFound('Document');
+      if (link.allow_download !== 1) throw forbidden('The sender does not allow downloading this document');
+      const content = await deliver(link, session, isWatermarked(link, room), 'attachment');
+      await db.transaction().execute((trx) =>
+        events.record(trx, {
+          accountId: link.account_id,
+          type: 'link.downloaded',
+          linkId: link.id,
+          payload: { linkName: link.name, email: session.email, ip: session.ip },
+        }),
+      );
+      return content;
     },
   };
 }

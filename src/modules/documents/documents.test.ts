@@ -4,6 +4,7 @@ import { buffer } from 'node:stream/consumers';
 import { test } from 'node:test';
 import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../core/errors.js';
+import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { VisitorSession } from '../visits/visits.service.js';
 import {
@@ -56,6 +57,7 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     blocked_emails: '[]',
     blocked_domains: '[]',
     blocked_attempts: 0,
+    allow_download: 0,
     ...fields,
   };
 }
@@ -74,6 +76,9 @@ async function pdfOf(pages: number): Promise<Buffer> {
 function serviceFor(file: LinkRow, bytes: Buffer, inRoom?: LinkRow) {
   const opened: Array<{ start: number; endInclusive: number } | undefined> = [];
   const documents = createDocumentsService({
+    // Downloads (the only user of the database and events here) are tested over HTTP.
+    db: {} as Db,
+    events: { record: () => Promise.reject(new Error('no events in these tests')) },
     clock: () => NOW,
     reader: {
       async open(_stored, range) {

@@ -56,6 +56,7 @@ export const LINK_SETTINGS = {
   allowedEmails: list('addresses let through the one-time code gate', 254),
   allowedDomains: list('domains let through the one-time code gate', 253),
   requireEmail: flag('each visitor gives an e-mail address (not verified) before viewing'),
+  allowDownload: flag('the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks'),
   blockedEmails: list('addresses refused, beside the account block list', 254),
   blockedDomains: list('domains refused, subdomains included, beside the account block list', 253),
   bookingUrl: setting(
@@ -104,6 +105,7 @@ export const LinkSettingsView = Type.Object({
   allowedEmails: Type.Array(Type.String()),
   allowedDomains: Type.Array(Type.String()),
   requireEmail: Type.Boolean(),
+  allowDownload: Type.Boolean(),
   blockedEmails: Type.Array(Type.String()),
   blockedDomains: Type.Array(Type.String()),
   bookingUrl: Type.Union([Type.String(), Type.Null()]),

@@ -23,6 +23,7 @@ export interface LinkSettings {
   allowedEmails: string[];
   allowedDomains: string[];
   requireEmail: boolean;
+  allowDownload: boolean;
   blockedEmails: string[];
   blockedDomains: string[];
   bookingUrl: string | null;
@@ -43,6 +44,7 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   allowedEmails: [],
   allowedDomains: [],
   requireEmail: false,
+  allowDownload: false,
   blockedEmails: [],
   blockedDomains: [],
   bookingUrl: null,
@@ -175,6 +177,7 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   if (fields.allowedEmails !== undefined) settings.allowedEmails = normalizeEmails(commaList(fields.allowedEmails), 'allowedEmails');
   if (fields.allowedDomains !== undefined) settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains), 'allowedDomains');
   set('requireEmail', flag(fields, 'requireEmail'));
+  set('allowDownload', flag(fields, 'allowDownload'));
   if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails), 'blockedEmails');
   if (fields.blockedDomains !== undefined) settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains), 'blockedDomains');
   if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');
@@ -208,12 +211,15 @@ export function resolveSettings(...layers: Array<Partial<LinkSettings>>): LinkSe
 
 /** The rules between settings, for a new link and for a change alike (422, or 400 for a missing field). */
 export function assertConsistent(
-  settings: Pick<LinkSettings, 'requiresOtp' | 'allowedEmails' | 'allowedDomains' | 'requirePaymentToDownload' | 'downloadPrice'>,
+  settings: Pick<LinkSettings, 'requiresOtp' | 'allowedEmails' | 'allowedDomains' | 'requirePaymentToDownload' | 'downloadPrice' | 'allowDownload'>,
 ): void {
   if (settings.requiresOtp && settings.allowedEmails.length === 0 && settings.allowedDomains.length === 0) {
     throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
   }
   if (settings.requirePaymentToDownload && settings.downloadPrice === null) {
     throw badRequest('field "downloadPrice" is required when requirePaymentToDownload=1 (integer cents, at least 50)');
+  }
+  if (settings.allowDownload && settings.requirePaymentToDownload) {
+    throw unprocessable('A file for sale is downloaded by buying it: turn allowDownload off, or stop selling the file');
   }
 }

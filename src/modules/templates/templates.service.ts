@@ -26,6 +26,7 @@ export const TEMPLATE_SETTING_KEYS = [
   'allowedEmails',
   'allowedDomains',
   'requireEmail',
+  'allowDownload',
   'blockedEmails',
   'blockedDomains',
   'bookingUrl',
