@@ -44,6 +44,7 @@ import { createSharingService } from './modules/sharing/sharing.service.js';
 import { createBlockListService } from './modules/block-list/block-list.service.js';
 import { createWebhookDelivery } from './modules/webhooks/webhook-delivery.js';
 import { createWebhooksService, WEBHOOK_DELIVERY_JOB } from './modules/webhooks/webhooks.service.js';
+import { createViewAlertsService } from './modules/view-alerts/view-alerts.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
@@ -211,6 +212,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const otp = createOtpService({ db, clock, counter });
   const accessRequestRecords = createAccessRequestRecords({ db });
   const blockList = createBlockListService({ db, clock, audit });
+  const viewAlerts = createViewAlertsService({ db, clock, users, accounts: accountRecords, mail: notifications, audit, log });
   const visits = createVisitsService({
     db,
     clock,
@@ -221,6 +223,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     events,
     accessRequests: accessRequestRecords,
     blockList,
+    viewAlerts,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, events });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
@@ -337,6 +340,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       accessRequests,
       templates,
       blockList,
+      viewAlerts,
       webhooks,
       portals,
       portalAccess,
@@ -355,6 +359,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       blobSweeper.start();
       orphanSweeper.start();
       accessSweeper.start();
+      viewAlerts.start();
       auditRetention.start();
       idempotency.start();
       sessions.startSweeper();
@@ -367,6 +372,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await blobSweeper.stop();
       await orphanSweeper.stop();
       await accessSweeper.stop();
+      await viewAlerts.stop();
       await auditRetention.stop();
       await idempotency.stop();
       await sessions.stopSweeper();

@@ -24,8 +24,8 @@ export const MINIMUM_ROLE = {
   integrations: 'admin',
   webhooks: 'admin',
   branding: 'admin',
-  /** the account-wide block list (reading it is content) */
-  'block-list': 'admin',
+  /** the account-wide block list and view alert mode (reading them is content) */
+  'sharing-policy': 'admin',
   payments: 'admin',
   members: 'admin',
   'audit-log': 'admin',
@@ -43,7 +43,7 @@ const AREA_NAMES: Record<Area, string> = {
   integrations: 'integrations',
   webhooks: 'webhooks',
   branding: 'branding and mail settings',
-  'block-list': "the account's block list",
+  'sharing-policy': "the account's block list and view alerts",
   payments: 'payments',
   members: 'members and invitations',
   'audit-log': 'the audit log',

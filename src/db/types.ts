@@ -69,6 +69,10 @@ export interface LinksTable {
   blocked_attempts: Generated<number>;
   /** 1: the viewer offers a download, stamped when the link watermarks (0019) */
   allow_download: Generated<number>;
+  /** 1: each visitor who opens it is told to the link's maker (0020) */
+  notify_on_view: Generated<number>;
+  /** the person who made the link; null when an API key or the CLI did (0020) */
+  created_by: number | null;
 }
 
 export interface RoomLinksTable {
@@ -332,6 +336,26 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/** An account's choice of view alerts (0020): `each` at once, or a `daily` digest. */
+export interface ViewAlertSettingsTable {
+  account_id: number;
+  mode: string;
+  updated_at: number;
+}
+
+/** A visitor's view told (or to be told, in a digest) to the link's maker (0020). */
+export interface ViewAlertsTable {
+  id: Generated<number>;
+  account_id: number;
+  link_id: string;
+  /** the visitor's e-mail, else the masked IP */
+  visitor: string;
+  recipient: string;
+  document_name: string;
+  viewed_at: number;
+  in_digest: Generated<number>;
+}
+
 /** How many links an account holds (0013), and how many are filed under the expired tab (0016). */
 export interface LinkCountsTable {
   account_id: number;
@@ -493,6 +517,8 @@ export interface Database {
   block_lists: BlockListsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  view_alert_settings: ViewAlertSettingsTable;
+  view_alerts: ViewAlertsTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

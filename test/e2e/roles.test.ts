@@ -67,6 +67,8 @@ const ACCESS: Record<string, Access> = {
   'GET /api/webhooks/{id}/deliveries': 'admin',
   'POST /api/webhooks/{id}/test': 'admin',
   'GET /api/block-list': 'member',
+  'PUT /api/view-alerts': 'admin',
+  'GET /api/view-alerts': 'member',
 
   'GET /api/stripe/connect-status': 'member',
   'POST /api/upload': 'member',

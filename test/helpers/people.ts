@@ -28,7 +28,8 @@ export function createSessionClient(baseUrl: string): SessionClient {
       if (csrfToken && sent['x-csrf-token'] === undefined) sent['x-csrf-token'] = csrfToken;
     }
     const init: RequestInit = { method, headers: sent };
-    if (body !== undefined) {
+    if (body instanceof FormData) init.body = body;
+    else if (body !== undefined) {
       sent['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }

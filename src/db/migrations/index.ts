@@ -18,6 +18,7 @@ import * as linkLifetimes from './0016-link-lifetimes.js';
 import * as visitorEmailRules from './0017-visitor-email-rules.js';
 import * as webhooks from './0018-webhooks.js';
 import * as visitorDownloads from './0019-visitor-downloads.js';
+import * as viewAlerts from './0020-view-alerts.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017-visitor-email-rules': visitorEmailRules,
   '0018-webhooks': webhooks,
   '0019-visitor-downloads': visitorDownloads,
+  '0020-view-alerts': viewAlerts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,7 +21,7 @@ export const blockListRoutes: FastifyPluginAsyncTypebox<{ blockList: BlockListSe
   app.put(
     '',
     {
-      config: { area: 'block-list' },
+      config: { area: 'sharing-policy' },
       schema: {
         tags,
         operationId: 'replaceBlockList',

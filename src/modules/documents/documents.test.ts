@@ -58,6 +58,8 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     blocked_domains: '[]',
     blocked_attempts: 0,
     allow_download: 0,
+    notify_on_view: 1,
+    created_by: null,
     ...fields,
   };
 }

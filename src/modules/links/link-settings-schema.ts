@@ -57,6 +57,10 @@ export const LINK_SETTINGS = {
   allowedDomains: list('domains let through the one-time code gate', 253),
   requireEmail: flag('each visitor gives an e-mail address (not verified) before viewing'),
   allowDownload: flag('the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks'),
+  notifyOnView: setting(
+    Type.Boolean({ description: "e-mail the link's maker when a visitor opens it (default true)" }),
+    Type.Union([Type.Literal('0'), Type.Literal('1')], { description: "e-mail the link's maker when a visitor opens it", default: '1' }),
+  ),
   blockedEmails: list('addresses refused, beside the account block list', 254),
   blockedDomains: list('domains refused, subdomains included, beside the account block list', 253),
   bookingUrl: setting(
@@ -106,6 +110,7 @@ export const LinkSettingsView = Type.Object({
   allowedDomains: Type.Array(Type.String()),
   requireEmail: Type.Boolean(),
   allowDownload: Type.Boolean(),
+  notifyOnView: Type.Boolean(),
   blockedEmails: Type.Array(Type.String()),
   blockedDomains: Type.Array(Type.String()),
   bookingUrl: Type.Union([Type.String(), Type.Null()]),

@@ -24,6 +24,7 @@ export interface LinkSettings {
   allowedDomains: string[];
   requireEmail: boolean;
   allowDownload: boolean;
+  notifyOnView: boolean;
   blockedEmails: string[];
   blockedDomains: string[];
   bookingUrl: string | null;
@@ -45,6 +46,7 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   allowedDomains: [],
   requireEmail: false,
   allowDownload: false,
+  notifyOnView: true,
   blockedEmails: [],
   blockedDomains: [],
   bookingUrl: null,
@@ -178,6 +180,7 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   if (fields.allowedDomains !== undefined) settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains), 'allowedDomains');
   set('requireEmail', flag(fields, 'requireEmail'));
   set('allowDownload', flag(fields, 'allowDownload'));
+  set('notifyOnView', flag(fields, 'notifyOnView'));
   if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails), 'blockedEmails');
   if (fields.blockedDomains !== undefined) settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains), 'blockedDomains');
   if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');

@@ -13,6 +13,7 @@ import type { Notifications } from '../visits/visits.service.js';
 import { DEFAULT_BRAND, type Brand } from '../branding/brand.js';
 import type { SignInMailer } from '../auth/auth.service.js';
 import type { InvitationNotifier } from '../members/invitations.service.js';
+import type { ViewAlertMailer } from '../view-alerts/view-alerts.service.js';
 import { MAIL_LOCALES, renderMail, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
 
 const DAY_MS = 86_400_000;
@@ -28,7 +29,7 @@ export function createNotifications(deps: {
   viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
   mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
   accounts: Pick<AccountRecords, 'byId'>;
-}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier {
+}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier & ViewAlertMailer {
   const { db, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
 
   /** Renders `kind` in the language and brand of the sender's account. */
@@ -118,6 +119,10 @@ export function createNotifications(deps: {
       const viewerUrl = await viewerUrlFor(link.account_id, link.id, executor);
       await send(link, request.email, 'accessApproved', { documentName: link.name, viewerUrl }, executor);
     },
+
+    // To the people of the account, through its own SMTP like the other mail about its documents.
+    viewAlert: (accountId, to, data, executor) => send({ account_id: accountId }, to, 'viewAlert', data, executor),
+    viewDigest: (accountId, to, data, executor) => send({ account_id: accountId }, to, 'viewDigest', data, executor),
 
     purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor: Executor) =>
       send(

@@ -27,6 +27,7 @@ export const TEMPLATE_SETTING_KEYS = [
   'allowedDomains',
   'requireEmail',
   'allowDownload',
+  'notifyOnView',
   'blockedEmails',
   'blockedDomains',
   'bookingUrl',

@@ -7,6 +7,7 @@ import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
 import type { BlockListService } from '../block-list/block-list.service.js';
+import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { documentView, type DocumentView } from '../documents/documents.service.js';
 import { isEmail } from '../links/link-settings.js';
@@ -150,8 +151,9 @@ export function createVisitsService(deps: {
   events: EventRecorder;
   accessRequests: Pick<AccessRequestRecords, 'find' | 'open'>;
   blockList: Pick<BlockListService, 'refuses'>;
+  viewAlerts: Pick<ViewAlertsService, 'viewOpened'>;
 }) {
-  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -317,6 +319,7 @@ export function createVisitsService(deps: {
           linkId: link.id,
           payload: { linkName: link.name, email: visit.email, ip: visit.ip },
         });
+        await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
         return true;
       });
       if (!opened) return pageOf({ link, room, state: { step: 'view-limit' } });

@@ -150,6 +150,39 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
     return frame(s, data, subjectData, linkBody({ ...s, intro: s.intro(data), validity: s.validity(data) }, data.acceptUrl));
   },
 
+  viewAlert(strings, raw) {
+    const s = strings.viewAlert;
+    const data = { ...raw, documentName: oneLine(raw.documentName), visitor: oneLine(raw.visitor), viewedAt: oneLine(raw.viewedAt) };
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      {
+        kind: 'facts',
+        rows: [
+          [s.labels.visitor, data.visitor],
+          [s.labels.document, data.documentName],
+          [s.labels.time, data.viewedAt],
+        ],
+      },
+      { kind: 'note', text: s.footer },
+    ]);
+  },
+
+  viewDigest(strings, raw) {
+    const s = strings.viewDigest;
+    const views = raw.views.map((view) => ({
+      documentName: truncate(oneLine(view.documentName), SUBJECT_NAME_MAX),
+      visitor: oneLine(view.visitor),
+      viewedAt: oneLine(view.viewedAt),
+    }));
+    const data = { ...raw, day: oneLine(raw.day), views };
+    return frame(s, data, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      { kind: 'facts', rows: views.map((view): [string, string] => [view.viewedAt, s.line(view)]) },
+      ...(data.more > 0 ? [{ kind: 'paragraph', text: s.more(data.more) } as const] : []),
+      { kind: 'note', text: s.footer },
+    ]);
+  },
+
   magicLink: (strings, data) => personLink(strings.magicLink, data),
   passwordReset: (strings, data) => personLink(strings.passwordReset, data),
   signUp: (strings, data) => personLink(strings.signUp, data),

@@ -74,6 +74,23 @@ export const en: MailStrings = {
     validity: (d) => `The invitation is valid for ${plural(d.days, 'day', 'days')}.`,
     ignore: 'If you weren’t expecting this, you can ignore this email.',
   },
+  viewAlert: {
+    subject: (d) => `${d.visitor} opened ${q(d.documentName)}`,
+    preheader: (d) => `${d.viewedAt}`,
+    heading: 'Your document was opened',
+    intro: (d) => `${d.visitor} has just opened ${q(d.documentName)}.`,
+    labels: { visitor: 'Visitor', document: 'Document', time: 'Time' },
+    footer: 'You get one such email per visitor and document per hour. Turn them off per link with notifyOnView, or ask for a daily digest instead.',
+  },
+  viewDigest: {
+    subject: (d) => `${plural(d.views.length + d.more, 'view', 'views')} of your documents on ${d.day}`,
+    preheader: (d) => `Who opened what on ${d.day}.`,
+    heading: 'Your daily views',
+    intro: (d) => `On ${d.day} (UTC), your documents were opened ${plural(d.views.length + d.more, 'time', 'times')}:`,
+    line: (v) => `${v.visitor} opened ${q(v.documentName)}`,
+    more: (n) => `…and ${plural(n, 'more view', 'more views')}.`,
+    footer: 'This digest replaces an email per view. Switch back to one email per view in the account’s view alert setting.',
+  },
   magicLink: {
     subject: 'Your linkvault sign-in link',
     preheader: (d) => `It works once, for ${plural(d.minutes, 'minute', 'minutes')}.`,

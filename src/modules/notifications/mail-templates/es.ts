@@ -75,6 +75,23 @@ export const es: MailStrings = {
     validity: (d) => `La invitación es válida durante ${plural(d.days, 'día', 'días')}.`,
     ignore: 'Si no esperabas esta invitación, puedes ignorar este correo.',
   },
+  viewAlert: {
+    subject: (d) => `${d.visitor} abrió ${q(d.documentName)}`,
+    preheader: (d) => `${d.viewedAt}`,
+    heading: 'Han abierto tu documento',
+    intro: (d) => `${d.visitor} acaba de abrir ${q(d.documentName)}.`,
+    labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
+    footer: 'Recibes un correo así por visitante y documento cada hora. Desactívalos en cada enlace con notifyOnView o pide un resumen diario.',
+  },
+  viewDigest: {
+    subject: (d) => `${plural(d.views.length + d.more, 'visita', 'visitas')} a tus documentos el ${d.day}`,
+    preheader: (d) => `Quién abrió qué el ${d.day}.`,
+    heading: 'Tus visitas del día',
+    intro: (d) => `El ${d.day} (UTC) tus documentos se abrieron ${plural(d.views.length + d.more, 'vez', 'veces')}:`,
+    line: (v) => `${v.visitor} abrió ${q(v.documentName)}`,
+    more: (n) => `…y ${plural(n, 'visita más', 'visitas más')}.`,
+    footer: 'Este resumen sustituye a un correo por visita. Vuelve a un correo por visita en el ajuste de avisos de la cuenta.',
+  },
   magicLink: {
     subject: 'Tu enlace para iniciar sesión en linkvault',
     preheader: (d) => `Funciona una sola vez, durante ${plural(d.minutes, 'minuto', 'minutos')}.`,

@@ -80,6 +80,24 @@ export const fr: MailStrings = {
     validity: (d) => `L’invitation est valable ${plural(d.days, 'jour', 'jours')}.`,
     ignore: 'Si vous ne vous attendiez pas à cette invitation, vous pouvez ignorer cet e-mail.',
   },
+  viewAlert: {
+    subject: (d) => `${d.visitor} a ouvert ${q(d.documentName)}`,
+    preheader: (d) => `${d.viewedAt}`,
+    heading: 'Votre document a été ouvert',
+    intro: (d) => `${d.visitor} vient d’ouvrir ${q(d.documentName)}.`,
+    labels: { visitor: 'Visiteur', document: 'Document', time: 'Heure' },
+    footer:
+      'Vous recevez un tel e-mail par visiteur et par document toutes les heures au plus. Désactivez-les lien par lien avec notifyOnView, ou demandez un résumé quotidien.',
+  },
+  viewDigest: {
+    subject: (d) => `${plural(d.views.length + d.more, 'consultation', 'consultations')} de vos documents le ${d.day}`,
+    preheader: (d) => `Qui a ouvert quoi le ${d.day}.`,
+    heading: 'Vos consultations du jour',
+    intro: (d) => `Le ${d.day} (UTC), vos documents ont été ouverts ${plural(d.views.length + d.more, 'fois', 'fois')}${NBSP}:`,
+    line: (v) => `${v.visitor} a ouvert ${q(v.documentName)}`,
+    more: (n) => `…et ${plural(n, 'autre consultation', 'autres consultations')}.`,
+    footer: 'Ce résumé remplace un e-mail par consultation. Revenez à un e-mail par consultation dans le réglage des alertes du compte.',
+  },
   magicLink: {
     subject: 'Votre lien de connexion à linkvault',
     preheader: (d) => `Il ne sert qu’une fois, pendant ${plural(d.minutes, 'minute', 'minutes')}.`,

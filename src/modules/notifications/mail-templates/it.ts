@@ -75,6 +75,25 @@ export const it: MailStrings = {
     validity: (d) => `L’invito è valido per ${plural(d.days, 'giorno', 'giorni')}.`,
     ignore: 'Se non ti aspettavi questo invito, puoi ignorare questa email.',
   },
+  viewAlert: {
+    subject: (d) => `${d.visitor} ha aperto ${q(d.documentName)}`,
+    preheader: (d) => `${d.viewedAt}`,
+    heading: 'Il tuo documento è stato aperto',
+    intro: (d) => `${d.visitor} ha appena aperto ${q(d.documentName)}.`,
+    labels: { visitor: 'Visitatore', document: 'Documento', time: 'Ora' },
+    footer:
+      'Ricevi un’e-mail così per visitatore e documento al massimo ogni ora. Disattivale link per link con notifyOnView, o chiedi un riepilogo giornaliero.',
+  },
+  viewDigest: {
+    subject: (d) => `${plural(d.views.length + d.more, 'visualizzazione', 'visualizzazioni')} dei tuoi documenti il ${d.day}`,
+    preheader: (d) => `Chi ha aperto cosa il ${d.day}.`,
+    heading: 'Le tue visualizzazioni del giorno',
+    intro: (d) => `Il ${d.day} (UTC) i tuoi documenti sono stati aperti ${plural(d.views.length + d.more, 'volta', 'volte')}:`,
+    line: (v) => `${v.visitor} ha aperto ${q(v.documentName)}`,
+    more: (n) => `…e ${plural(n, 'altra visualizzazione', 'altre visualizzazioni')}.`,
+    footer:
+      'Questo riepilogo sostituisce un’e-mail per visualizzazione. Torna a un’e-mail per visualizzazione nell’impostazione degli avvisi dell’account.',
+  },
   magicLink: {
     subject: 'Il tuo link di accesso a linkvault',
     preheader: (d) => `Funziona una sola volta, per ${plural(d.minutes, 'minuto', 'minuti')}.`,

@@ -37,12 +37,23 @@ const samples: { [K in MailKind]: MailData[K] } = {
   magicLink: { url: viewerUrl, minutes: 15 },
   passwordReset: { url: viewerUrl, minutes: 15 },
   signUp: { url: viewerUrl, hours: 24 },
+  viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', viewedAt: '2026-11-24 18:42 UTC' },
+  viewDigest: {
+    day: '2026-11-24',
+    views: [
+      { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', viewedAt: '09:12 UTC' },
+      { documentName: 'Term sheet', visitor: '203.0.113.x', viewedAt: '17:40 UTC' },
+    ],
+    more: 3,
+  },
 };
 
 /** Messages to the people who work in linkvault: no document, one link each. */
 const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp'] as const;
+/** Messages about several documents: their names are in the body, not the subject. */
+const DIGEST_KINDS = ['viewDigest'] as const;
 /** Messages about a document, which all carry its name. */
-const KINDS = (Object.keys(samples) as MailKind[]).filter((kind) => !(PERSON_KINDS as readonly string[]).includes(kind));
+const KINDS = (Object.keys(samples) as MailKind[]).filter((kind) => ![...PERSON_KINDS, ...DIGEST_KINDS].includes(kind as never));
 
 /** Written here by hand, not read from the locale files, so a wrong or untranslated string fails. */
 const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
@@ -67,6 +78,14 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
   },
   magicLink: { en: 'sign-in link', es: 'iniciar sesión', fr: 'lien de connexion', pt: 'link para entrar', it: 'link di accesso' },
   passwordReset: { en: 'Reset your', es: 'Restablece tu contraseña', fr: 'Réinitialisez', pt: 'Redefina sua senha', it: 'Reimposta la password' },
+  viewAlert: { en: 'opened', es: 'abrió', fr: 'a ouvert', pt: 'abriu', it: 'ha aperto' },
+  viewDigest: {
+    en: '5 views of your documents on 2026-11-24',
+    es: '5 visitas a tus documentos el 2026-11-24',
+    fr: '5\u00a0consultations de vos documents le 2026-11-24',
+    pt: '5 visualizações dos seus documentos em 2026-11-24',
+    it: '5 visualizzazioni dei tuoi documenti il 2026-11-24',
+  },
   signUp: {
     en: 'Confirm your email',
     es: 'Confirma tu correo',
@@ -122,6 +141,14 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     pt: 'houve um engano',
     it: 'si tratti di un errore',
   },
+  viewAlert: { en: 'has just opened', es: 'acaba de abrir', fr: 'vient d’ouvrir', pt: 'acabou de abrir', it: 'ha appena aperto' },
+  viewDigest: {
+    en: '…and 3 more views',
+    es: '…y 3 visitas más',
+    fr: '…et 3\u00a0autres consultations',
+    pt: '…e mais 3 visualizações',
+    it: '…e 3 altre visualizzazioni',
+  },
   purchaseReceipt: {
     en: 'up to 5 times over the next 7 days',
     es: 'hasta 5 veces durante los próximos 7 días',
@@ -154,6 +181,8 @@ function keyValues(kind: MailKind): string[] {
   if (kind === 'otpCode') values.push('482913');
   if (kind === 'documentShared' || kind === 'accessApproved') values.push(viewerUrl);
   if (kind === 'purchaseReceipt') values.push(downloadUrl, '€12.00');
+  if (kind === 'viewAlert') values.push('ana@example.org', '2026-11-24 18:42 UTC');
+  if (kind === 'viewDigest') values.push('ana@example.org', 'Term sheet', '203.0.113.x', '17:40 UTC');
   if (kind === 'accessRequested') {
     values.push('ana@example.org', '203.0.113.7', 'PATCH /api/links/AbCdEf0123456789/requests/42', '{"status":"approved"}', '{"status":"denied"}');
   }
@@ -179,6 +208,22 @@ describe('mail templates', () => {
         // The text part is written for reading, not HTML with the tags stripped.
         assert.doesNotMatch(mail.text, /<[a-z/!]/i);
         assert.doesNotMatch(mail.text, /&(amp|lt|gt|quot|#39);/);
+      });
+    }
+  }
+
+  for (const kind of DIGEST_KINDS) {
+    for (const locale of MAIL_LOCALES) {
+      test(`${kind} in ${locale} renders in its language with every view listed`, () => {
+        const mail = render(kind, locale);
+        assert.ok(mail.subject.includes(subjectWords[kind][locale]), `subject: ${mail.subject}`);
+        assert.ok(mail.text.includes(bodyWords[kind][locale]), `text: ${mail.text}`);
+        assert.ok(mail.html.includes(bodyWords[kind][locale]), 'html body word');
+        assert.ok(mail.text.includes(footers[locale]), 'text footer');
+        for (const value of keyValues(kind)) {
+          assert.ok(mail.text.includes(value), `text lacks ${value}`);
+          assert.ok(mail.html.includes(escapeHtml(value)), `html lacks ${value}`);
+        }
       });
     }
   }

@@ -76,6 +76,24 @@ export const pt: MailStrings = {
     validity: (d) => `O convite é válido por ${plural(d.days, 'dia', 'dias')}.`,
     ignore: 'Se você não esperava este convite, pode ignorar este e-mail.',
   },
+  viewAlert: {
+    subject: (d) => `${d.visitor} abriu ${q(d.documentName)}`,
+    preheader: (d) => `${d.viewedAt}`,
+    heading: 'Seu documento foi aberto',
+    intro: (d) => `${d.visitor} acabou de abrir ${q(d.documentName)}.`,
+    labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
+    footer:
+      'Você recebe um e-mail assim por visitante e documento a cada hora, no máximo. Desative-os em cada link com notifyOnView ou peça um resumo diário.',
+  },
+  viewDigest: {
+    subject: (d) => `${plural(d.views.length + d.more, 'visualização', 'visualizações')} dos seus documentos em ${d.day}`,
+    preheader: (d) => `Quem abriu o quê em ${d.day}.`,
+    heading: 'Suas visualizações do dia',
+    intro: (d) => `Em ${d.day} (UTC), seus documentos foram abertos ${plural(d.views.length + d.more, 'vez', 'vezes')}:`,
+    line: (v) => `${v.visitor} abriu ${q(v.documentName)}`,
+    more: (n) => `…e mais ${plural(n, 'visualização', 'visualizações')}.`,
+    footer: 'Este resumo substitui um e-mail por visualização. Volte a um e-mail por visualização na configuração de alertas da conta.',
+  },
   magicLink: {
     subject: 'Seu link para entrar no linkvault',
     preheader: (d) => `Funciona uma única vez, por ${plural(d.minutes, 'minuto', 'minutos')}.`,

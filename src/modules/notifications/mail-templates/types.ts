@@ -32,6 +32,10 @@ export interface MailData {
   magicLink: { url: string; minutes: number };
   passwordReset: { url: string; minutes: number };
   signUp: { url: string; hours: number };
+  /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
+  viewAlert: { documentName: string; visitor: string; viewedAt: string };
+  /** `day` is the UTC date of the views, e.g. "2026-11-24"; `more` views beyond those listed. */
+  viewDigest: { day: string; views: Array<{ documentName: string; visitor: string; viewedAt: string }>; more: number };
 }
 
 export type MailKind = keyof MailData;
@@ -114,6 +118,25 @@ export interface MailStrings {
     button: string;
     validity: Phrase<'invitation'>;
     ignore: string;
+  };
+  viewAlert: {
+    subject: Phrase<'viewAlert'>;
+    preheader: Phrase<'viewAlert'>;
+    heading: string;
+    intro: Phrase<'viewAlert'>;
+    labels: { visitor: string; document: string; time: string };
+    /** How often such alerts come and where they are switched off. */
+    footer: string;
+  };
+  viewDigest: {
+    subject: Phrase<'viewDigest'>;
+    preheader: Phrase<'viewDigest'>;
+    heading: string;
+    intro: Phrase<'viewDigest'>;
+    /** One listed view: "visitor opened document". */
+    line: (view: { documentName: string; visitor: string }) => string;
+    more: (count: number) => string;
+    footer: string;
   };
   magicLink: PersonLinkStrings<'magicLink'>;
   passwordReset: PersonLinkStrings<'passwordReset'>;

@@ -1,0 +1,151 @@
+import type { Clock, Executor } from '../../db/executor.js';
+import { failureLevel } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow } from '../../db/types.js';
+import { scheduledJob } from '../../core/periodic-job.js';
+import type { AccountRecords } from '../accounts/accounts.service.js';
+import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
+import { maskIp } from '../events/event-types.js';
+import type { UsersService } from '../users/users.service.js';
+import { alertedSince, deleteOldAlerts, findAlertMode, insertAlert, listDigestDue, markDigested, saveAlertMode } from './view-alerts.repo.js';
+
+export const VIEW_ALERT_MODES = ['each', 'daily'] as const;
+export type ViewAlertMode = (typeof VIEW_ALERT_MODES)[number];
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** A digest lists this many views; the rest are counted. */
+const DIGEST_LISTED = 50;
+const DIGEST_BATCH = 5000;
+
+const utcDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
+const utcMinute = (epochMs: number) => `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const utcTime = (epochMs: number) => `${new Date(epochMs).toISOString().slice(11, 16)} UTC`;
+
+/** The mails this module sends, queued on the caller's transaction. */
+export interface ViewAlertMailer {
+  viewAlert(accountId: number, to: string, data: { documentName: string; visitor: string; viewedAt: string }, executor: Executor): Promise<void>;
+  viewDigest(
+    accountId: number,
+    to: string,
+    data: { day: string; views: Array<{ documentName: string; visitor: string; viewedAt: string }>; more: number },
+    executor: Executor,
+  ): Promise<void>;
+}
+
+/**
+ * Tells a link's maker (else the account's address) who opened it: one e-mail per visitor and
+ * link per hour, or, when the account asks, one digest per day of the previous UTC day's views.
+ */
+export function createViewAlertsService(deps: {
+  db: Db;
+  clock: Clock;
+  users: Pick<UsersService, 'byId'>;
+  accounts: Pick<AccountRecords, 'byId'>;
+  mail: ViewAlertMailer;
+  audit: Pick<AuditLog, 'record'>;
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}) {
+  const { db, clock, users, accounts, mail, audit, log } = deps;
+
+  async function modeOf(accountId: number, executor: Executor = db): Promise<ViewAlertMode> {
+    const row = await findAlertMode(executor, accountId);
+    return row?.mode === 'daily' ? 'daily' : 'each';
+  }
+
+  async function recipientOf(link: Pick<LinkRow, 'account_id' | 'created_by'>, executor: Executor): Promise<string | undefined> {
+    const maker = link.created_by === null ? undefined : await users.byId(link.created_by, executor);
+    return maker?.email ?? (await accounts.byId(link.account_id, executor))?.email;
+  }
+
+  /** Sends the digests of every day before today (UTC): one mail per account and recipient. */
+  async function sendDigests(): Promise<number> {
+    const today = Math.floor(clock() / DAY_MS) * DAY_MS;
+    let sent = 0;
+    for (;;) {
+      const due = await listDigestDue(db, today, DIGEST_BATCH);
+      const groups = new Map<string, typeof due>();
+      for (const row of due) {
+        const key = `${row.account_id}\u0000${row.recipient}\u0000${utcDay(row.viewed_at)}`;
+        groups.set(key, [...(groups.get(key) ?? []), row]);
+      }
+      for (const rows of groups.values()) {
+        const [first] = rows;
+        await db
+          .transaction()
+          .execute(async (trx) => {
+            // Another replica took them first: no second digest.
+            if (
+              (await markDigested(
+                trx,
+                rows.map((row) => row.id),
+              )) < rows.length
+            )
+              throw new DigestTaken();
+            const views = rows
+              .slice(0, DIGEST_LISTED)
+              .map((row) => ({ documentName: row.document_name, visitor: row.visitor, viewedAt: utcTime(row.viewed_at) }));
+            await mail.viewDigest(
+              first!.account_id,
+              first!.recipient,
+              { day: utcDay(first!.viewed_at), views, more: rows.length - views.length },
+              trx,
+            );
+          })
+          .then(
+            () => (sent += 1),
+            (error: unknown) => {
+              if (!(error instanceof DigestTaken)) throw error;
+            },
+          );
+      }
+      if (due.length < DIGEST_BATCH) break;
+    }
+    await deleteOldAlerts(db, clock() - 2 * DAY_MS);
+    if (sent > 0) log.info({ digests: sent }, 'sent daily view digests');
+    return sent;
+  }
+
+  return {
+    mode: (accountId: number) => modeOf(accountId),
+
+    async setMode(source: ChangeSource, mode: ViewAlertMode): Promise<ViewAlertMode> {
+      await db.transaction().execute(async (trx) => {
+        await saveAlertMode(trx, source.accountId, mode, clock());
+        await audit.record(source, { action: 'view_alerts.updated', details: changedFields({ mode }) }, trx);
+      });
+      return mode;
+    },
+
+    /**
+     * A visitor's view session just opened, in its transaction: tells the link's maker, unless
+     * the link is quiet or this visitor's view of it was told within the hour.
+     */
+    async viewOpened(trx: Executor, link: LinkRow, visitor: { email: string | null; ip: string }): Promise<void> {
+      if (link.notify_on_view !== 1) return;
+      const now = clock();
+      const label = visitor.email ?? maskIp(visitor.ip);
+      if (await alertedSince(trx, link.id, label, now - HOUR_MS)) return;
+      const recipient = await recipientOf(link, trx);
+      if (!recipient) return;
+      const daily = (await modeOf(link.account_id, trx)) === 'daily';
+      await insertAlert(trx, {
+        accountId: link.account_id,
+        linkId: link.id,
+        visitor: label,
+        recipient,
+        documentName: link.name,
+        viewedAt: now,
+        inDigest: daily,
+      });
+      if (!daily) await mail.viewAlert(link.account_id, recipient, { documentName: link.name, visitor: label, viewedAt: utcMinute(now) }, trx);
+    },
+
+    sendDigests,
+    ...scheduledJob(sendDigests, HOUR_MS, (err) => log[failureLevel(err)]({ err }, 'view digests failed')),
+  };
+}
+
+class DigestTaken extends Error {}
+
+export type ViewAlertsService = ReturnType<typeof createViewAlertsService>;

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startApp } from '../../../test/helpers/app.js';
+import { createLink, uploadForm } from '../../../test/helpers/files.js';
+import { signedInPerson } from '../../../test/helpers/people.js';
+import { startSmtp } from '../../../test/helpers/smtp.js';
+import { VisitorClient } from '../../../test/helpers/visitor.js';
+import { sleep } from '../../../test/helpers/wait.js';
+
+const HOUR = 3_600_000;
+
+/** A visitor who gives `email` at the link's e-mail gate and opens it. */
+async function opens(url: string, linkId: string, email: string): Promise<void> {
+  const visitor = new VisitorClient(url);
+  await visitor.get(`/v/${linkId}`);
+  await visitor.post(`/v/${linkId}/email`, { email });
+  assert.equal((await visitor.get(`/v/${linkId}`)).status, 200);
+}
+
+test("view alerts: the link's maker hears of each visitor once an hour, through the account's mail; quiet links and keys' links", async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.UTC(2026, 10, 24, 9, 0);
+  const app = await startApp(t, { clock: () => now, env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  const maker = await signedInPerson(app, accountId, 'member');
+  const made = await maker.client.post('/api/upload', uploadForm('numbers', 'Q3 numbers.txt', { requireEmail: '1' }));
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const linkId: string = made.body.id;
+
+  await opens(app.url, linkId, 'ana@example.org');
+  const alert = await smtp.waitFor(maker.email);
+  assert.match(alert.subject, /^ana@example\.org opened “Q3 numbers\.txt”$/);
+  assert.match(alert.text, /2026-11-24 09:00 UTC/);
+
+  await opens(app.url, linkId, 'ana@example.org');
+  await opens(app.url, linkId, 'bo@example.org');
+  await smtp.waitFor(maker.email, (mail) => mail.subject.startsWith('bo@example.org'));
+  now += HOUR + 60_000;
+  await opens(app.url, linkId, 'ana@example.org');
+  await smtp.waitFor(maker.email, (mail) => mail.subject.startsWith('ana@') && mail !== alert);
+  await sleep(300);
+  assert.equal(smtp.received.filter((mail) => mail.to.includes(maker.email)).length, 3, 'ana twice (an hour apart), bo once');
+
+  // A link made with an API key tells the account's address; a quiet link tells nobody.
+  const byKey = await createLink(http, 'k', 'Key made.txt', { requireEmail: '1' });
+  const quiet = await createLink(http, 'q', 'Quiet.txt', { requireEmail: '1', notifyOnView: '0' });
+  await opens(app.url, quiet, 'cy@example.org');
+  await opens(app.url, byKey, 'cy@example.org');
+  await smtp.waitFor(accountEmail, (mail) => mail.subject.includes('Key made.txt'));
+  assert.ok(!smtp.received.some((mail) => mail.subject.includes('Quiet.txt')));
+});
+
+test('daily digest: views wait for the next UTC day, one digest per recipient, sent once', async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.UTC(2026, 10, 24, 9, 0);
+  const app = await startApp(t, { clock: () => now, env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  const member = await signedInPerson(app, accountId, 'member');
+  assert.equal((await member.client.put('/api/view-alerts', { mode: 'daily' })).status, 403, 'an account setting: admins');
+  assert.deepEqual((await http.put('/api/view-alerts', { mode: 'daily' })).body, { mode: 'daily' });
+  assert.deepEqual((await member.client.get('/api/view-alerts')).body, { mode: 'daily' });
+  assert.equal((await http.put('/api/view-alerts', { mode: 'hourly' })).status, 400);
+
+  const deck = await createLink(http, 'd', 'Deck.pdf.txt', { requireEmail: '1' });
+  const terms = await createLink(http, 't', 'Terms.txt', { requireEmail: '1' });
+  await opens(app.url, deck, 'ana@example.org');
+  now += HOUR;
+  await opens(app.url, terms, 'bo@example.org');
+  const alerts = app.runtime.services.viewAlerts;
+  assert.equal(await alerts.sendDigests(), 0, 'the day is not over');
+  await sleep(300);
+  assert.equal(smtp.received.length, 0, 'no mail per view');
+
+  now = Date.UTC(2026, 10, 25, 0, 5);
+  assert.equal(await alerts.sendDigests(), 1);
+  assert.equal(await alerts.sendDigests(), 0, 'sent once');
+  const digest = await smtp.waitFor(accountEmail);
+  assert.equal(digest.subject, '2 views of your documents on 2026-11-24');
+  assert.match(digest.text, /ana@example\.org opened “Deck\.pdf\.txt”/);
+  assert.match(digest.text, /bo@example\.org opened “Terms\.txt”/);
+});
