@@ -218,6 +218,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       brandFor: services.branding.brandFor,
       accountForHost: services.branding.accountForDomain,
       purchases: services.checkout,
+      previewImageOf: services.links.previewImageOf,
       publicUrl: config.publicUrl,
       clock: runtime.clock,
     });

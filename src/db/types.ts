@@ -73,6 +73,10 @@ export interface LinksTable {
   notify_on_view: Generated<number>;
   /** the person who made the link; null when an API key or the CLI did (0020) */
   created_by: number | null;
+  /** what link previews (Open Graph) show instead of the name; the image is a PNG blob under the link's prefix (0021) */
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image_key: string | null;
 }
 
 export interface RoomLinksTable {

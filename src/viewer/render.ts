@@ -19,6 +19,8 @@ export interface PageOptions<Template extends string = ViewerTemplate> {
   data: Record<string, unknown>;
   /** whether the page needs its renderer's script */
   script?: boolean;
+  /** Open Graph / Twitter card tags, for apps that unfurl the page's address (absolute URLs) */
+  preview?: { title: string; description: string | null; image: string | null; url: string };
 }
 
 /** What a family of pages loads from our origin besides the layout. */
@@ -45,6 +47,7 @@ export function createPageRenderer<Template extends string>(views: string, asset
       page: page.template,
       stylesheets: assets.stylesheets,
       script: page.script ? assets.script : null,
+      preview: page.preview ?? null,
     });
     return reply
       .code(page.status ?? 200)

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -8,9 +9,9 @@ import { StringId } from '../core/schemas.js';
 import type { DocumentContent, DocumentView, DocumentsService } from '../modules/documents/documents.service.js';
 import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
-import type { Gate, GateState, RoomView, Visitor, VisitorPage, VisitsService } from '../modules/visits/visits.service.js';
+import type { Gate, GateState, LinkPreview, RoomView, Visitor, VisitorPage, VisitsService } from '../modules/visits/visits.service.js';
 import type { Brand, BrandProvider } from '../modules/branding/brand.js';
-import { addVisitorPageHeaders, pathNamesNothing, sendPage } from './render.js';
+import { addVisitorPageHeaders, pathNamesNothing, sendPage, type PageOptions } from './render.js';
 import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
 
 interface ViewerDeps {
@@ -20,6 +21,8 @@ interface ViewerDeps {
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
   purchases: Pick<CheckoutService, 'checkoutOnPage'>;
+  /** The preview picture of a live link, for unfurling apps. */
+  previewImageOf: (linkId: string) => Promise<Readable>;
   publicUrl: string;
   clock: () => number;
 }
@@ -61,6 +64,12 @@ function lockLabel(gates: Gate[]): string | null {
   return `Protected: asks for ${asks.length > 1 ? `${asks.slice(0, -1).join(', ')} and ${asks.at(-1)}` : asks[0]}`;
 }
 
+/** The apps that fetch a shared address to draw its card: they get the card, and open no view. */
+const LINK_PREVIEW_AGENTS =
+  /Slackbot|Slack-ImgProxy|facebookexternalhit|Facebot|Twitterbot|LinkedInBot|WhatsApp|TelegramBot|Discordbot|SkypeUriPreview|MicrosoftPreview|Iframely|redditbot|Applebot/i;
+
+const isLinkPreviewAgent = (request: FastifyRequest) => LINK_PREVIEW_AGENTS.test(request.headers['user-agent'] ?? '');
+
 function sizeLabel(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
@@ -69,7 +78,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, documents, brandFor, accountForHost, purchases, publicUrl, clock } = deps;
+  const { visits, documents, brandFor, accountForHost, purchases, publicUrl, clock, previewImageOf } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
@@ -102,6 +111,17 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     return sendPage(reply, { template: 'message', status, title: heading, brand: await brandFor(0), data: { heading, text } });
   }
 
+  /** The link's card for apps that unfurl its address, with absolute URLs on the host it was asked on. */
+  function previewTags(reply: FastifyReply, place: Place, preview: LinkPreview) {
+    const origin = `${reply.request.protocol}://${reply.request.host}`;
+    return {
+      title: preview.title,
+      description: preview.description,
+      image: preview.hasImage ? `${origin}${place.base}/preview.png` : null,
+      url: `${origin}${place.base}`,
+    };
+  }
+
   async function renderState(reply: FastifyReply, place: Place, { link, state, shown }: VisitorPage, error?: AppError) {
     if (state.step === 'outside-room') return reply.redirect(viewerPathOf(place.roomId ?? place.linkId), 303);
     const brand = await brandFor(link?.accountId ?? 0);
@@ -111,12 +131,16 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       const { status, heading, text } = message;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
-    if (shown) return shown.kind === 'room' ? renderRoom(reply, shown.room, brand) : renderDocument(reply, place, shown.document, brand);
+    const preview = previewTags(reply, place, link.preview);
+    if (shown) {
+      return shown.kind === 'room' ? renderRoom(reply, shown.room, brand, preview) : renderDocument(reply, place, shown.document, brand, preview);
+    }
     return sendPage(reply, {
       template: 'gate',
       status: error?.status ?? (state.step === 'approval-denied' ? 403 : 200),
       title: link.name,
       brand,
+      preview,
       script: state.step === 'approval-pending',
       data: {
         linkName: link.name,
@@ -128,22 +152,36 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     });
   }
 
+  /** What an unfurling app gets: the link's card and nothing of the document; no view is opened or counted. */
+  async function renderCard(reply: FastifyReply, place: Place, { link, state }: VisitorPage) {
+    if (!link || MESSAGES[state.step]) return renderState(reply, place, { link, state });
+    const { title, description } = link.preview;
+    return sendPage(reply, {
+      template: 'message',
+      title,
+      brand: await brandFor(link.accountId),
+      preview: previewTags(reply, place, link.preview),
+      data: { heading: title, text: description ?? 'Open the link to view this document.' },
+    });
+  }
+
   /** The room's live links, each gated one marked with a lock saying what it will ask for. */
-  function renderRoom(reply: FastifyReply, room: RoomView, brand: Brand) {
+  function renderRoom(reply: FastifyReply, room: RoomView, brand: Brand, preview: PageOptions['preview']) {
     const children = room.children.map((child) => ({
       name: child.name,
       mime: child.mime,
       url: viewerPathOf(child.id, room.id),
       lock: lockLabel(child.gates),
     }));
-    return sendPage(reply, { template: 'room', title: room.name, brand, data: { name: room.name, children } });
+    return sendPage(reply, { template: 'room', title: room.name, brand, preview, data: { name: room.name, children } });
   }
 
-  function renderDocument(reply: FastifyReply, place: Place, document: DocumentView, brand: Brand) {
+  function renderDocument(reply: FastifyReply, place: Place, document: DocumentView, brand: Brand, preview: PageOptions['preview']) {
     return sendPage(reply, {
       template: 'document',
       title: document.name,
       brand,
+      preview,
       script: true,
       data: {
         name: document.name,
@@ -166,6 +204,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     app.get(url, { schema: { hide: true, params: PlaceParams, querystring: ReturnQuery }, attachValidation: true }, async (request, reply) => {
       if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
+      if (isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, await visitorAt(request, place)));
       const entered = await visits.enter(place.linkId, await visitorAt(request, place), { checkoutSessionId: request.query.session_id });
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
@@ -218,6 +257,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       .header('content-disposition', contentDisposition(content.disposition, content.name))
       .header('cache-control', 'private, no-store')
       .send(content.bytes);
+  }
+
+  /** The preview picture unfurling apps fetch: public, as the owner chose to show it beside the link. */
+  for (const url of onLinkAndInRoom('/preview.png')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+      const image = await previewImageOf(request.params.childId ?? request.params.id);
+      return reply.type('image/png').header('cache-control', 'public, max-age=300').header('content-disposition', 'inline').send(image);
+    });
   }
 
   for (const url of onLinkAndInRoom('/content')) {

@@ -77,6 +77,8 @@ const ACCESS: Record<string, Access> = {
   'GET /api/links/{id}': 'member',
   'DELETE /api/links/{id}': 'member',
   'PATCH /api/links/{id}': 'member',
+  'PUT /api/links/{id}/preview-image': 'member',
+  'DELETE /api/links/{id}/preview-image': 'member',
   'PUT /api/links/{id}/file': 'member',
   'POST /api/links/{id}/file': 'member',
   'POST /api/links/{id}/download-tokens': 'member',

@@ -19,6 +19,7 @@ import * as visitorEmailRules from './0017-visitor-email-rules.js';
 import * as webhooks from './0018-webhooks.js';
 import * as visitorDownloads from './0019-visitor-downloads.js';
 import * as viewAlerts from './0020-view-alerts.js';
+import * as linkPreviews from './0021-link-previews.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0018-webhooks': webhooks,
   '0019-visitor-downloads': visitorDownloads,
   '0020-view-alerts': viewAlerts,
+  '0021-link-previews': linkPreviews,
 };
 
 export const migrationProvider: MigrationProvider = {

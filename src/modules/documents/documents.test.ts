@@ -60,6 +60,9 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     allow_download: 0,
     notify_on_view: 1,
     created_by: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image_key: null,
     ...fields,
   };
 }

@@ -57,6 +57,14 @@ export const LINK_SETTINGS = {
   allowedDomains: list('domains let through the one-time code gate', 253),
   requireEmail: flag('each visitor gives an e-mail address (not verified) before viewing'),
   allowDownload: flag('the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks'),
+  previewTitle: setting(
+    Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'the title link previews show (default: the name)' }),
+    Type.String({ maxLength: 1000, description: 'the title link previews show (default: the name)' }),
+  ),
+  previewDescription: setting(
+    Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'the description link previews show' }),
+    Type.String({ maxLength: 2000, description: 'the description link previews show' }),
+  ),
   notifyOnView: setting(
     Type.Boolean({ description: "e-mail the link's maker when a visitor opens it (default true)" }),
     Type.Union([Type.Literal('0'), Type.Literal('1')], { description: "e-mail the link's maker when a visitor opens it", default: '1' }),
@@ -111,6 +119,9 @@ export const LinkSettingsView = Type.Object({
   requireEmail: Type.Boolean(),
   allowDownload: Type.Boolean(),
   notifyOnView: Type.Boolean(),
+  previewTitle: Type.Union([Type.String(), Type.Null()]),
+  previewDescription: Type.Union([Type.String(), Type.Null()]),
+  hasPreviewImage: Type.Boolean(),
   blockedEmails: Type.Array(Type.String()),
   blockedDomains: Type.Array(Type.String()),
   bookingUrl: Type.Union([Type.String(), Type.Null()]),

@@ -25,6 +25,8 @@ export interface LinkSettings {
   requireEmail: boolean;
   allowDownload: boolean;
   notifyOnView: boolean;
+  previewTitle: string | null;
+  previewDescription: string | null;
   blockedEmails: string[];
   blockedDomains: string[];
   bookingUrl: string | null;
@@ -47,6 +49,8 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   requireEmail: false,
   allowDownload: false,
   notifyOnView: true,
+  previewTitle: null,
+  previewDescription: null,
   blockedEmails: [],
   blockedDomains: [],
   bookingUrl: null,
@@ -126,6 +130,20 @@ export async function assertPaymentsPossible(
   if (settings.requirePaymentToDownload) await payments.assertCanSell(accountId);
 }
 
+/** A preview text on one line, without control characters; "" or only spaces means none. */
+export function normalizePreviewText(value: string | null, field: string, maxLength: number): string | null {
+  if (value === null) return null;
+  const text = value
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length > maxLength) throw badRequest(`field "${field}" must be at most ${maxLength} characters`);
+  return text === '' ? null : text;
+}
+
+export const PREVIEW_TITLE_MAX = 200;
+export const PREVIEW_DESCRIPTION_MAX = 500;
+
 type FormFields = Readonly<Record<string, string | undefined>>;
 
 function flag(fields: FormFields, name: string): boolean | undefined {
@@ -181,6 +199,10 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   set('requireEmail', flag(fields, 'requireEmail'));
   set('allowDownload', flag(fields, 'allowDownload'));
   set('notifyOnView', flag(fields, 'notifyOnView'));
+  if (fields.previewTitle !== undefined) settings.previewTitle = normalizePreviewText(fields.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX);
+  if (fields.previewDescription !== undefined) {
+    settings.previewDescription = normalizePreviewText(fields.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX);
+  }
   if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails), 'blockedEmails');
   if (fields.blockedDomains !== undefined) settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains), 'blockedDomains');
   if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');

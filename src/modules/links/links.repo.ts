@@ -210,15 +210,13 @@ export function findAnyStoredFile(db: Executor) {
     .executeTakeFirst();
 }
 
-/** The blob keys that links among `ids` still point at (any account's; by primary key, for the orphan sweep). */
-export function findStoredBlobKeys(db: Executor, ids: readonly string[]) {
-  return db
-    .selectFrom('links')
-    .select('blob_key')
-    .where('id', 'in', ids)
-    .where('blob_key', 'is not', null)
-    .where('blob_purged_at', 'is', null)
-    .execute();
+/** The blob keys that links among `ids` still point at: the file and the preview picture (any account's; by primary key, for the orphan sweep). */
+export async function findStoredBlobKeys(db: Executor, ids: readonly string[]) {
+  const rows = await db.selectFrom('links').select(['blob_key', 'blob_purged_at', 'preview_image_key']).where('id', 'in', ids).execute();
+  return rows.flatMap((row) => [
+    ...(row.blob_purged_at === null && row.blob_key !== null ? [row.blob_key] : []),
+    ...(row.preview_image_key === null ? [] : [row.preview_image_key]),
+  ]);
 }
 
 /** Links whose expiry is older than `before` and whose blob is still stored. */

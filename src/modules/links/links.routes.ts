@@ -6,7 +6,8 @@ import { streamedForm } from '../../core/validation.js';
 import { badRequest } from '../../core/errors.js';
 import { ErrorBody, NullableString, OkBody, Pagination, StringId, authErrors } from '../../core/schemas.js';
 import type { FileIntake } from '../files/file-intake.js';
-import { receiveUpload } from '../files/multipart-upload.js';
+import { MAX_IMAGE_UPLOAD_BYTES } from '../files/images.js';
+import { asClientError, receiveUpload } from '../files/multipart-upload.js';
 import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import type { UploadService } from '../upload/upload.service.js';
 import { LinkChangesBody, LinkSettingsView } from './link-settings-schema.js';
@@ -36,6 +37,23 @@ async function refuseUnknownChanges(request: FastifyRequest) {
   if (unknown !== undefined) {
     throw badRequest(`body field "${unknown}" is not a link setting (settings: ${Object.keys(LinkChangesBody.properties).join(', ')})`);
   }
+}
+
+/** The one file part "image" of a preview picture upload, read with the 2 MB cap. */
+async function readPreviewImage(request: FastifyRequest): Promise<Buffer> {
+  if (!request.isMultipart()) throw badRequest('send multipart/form-data with the picture in the field "image"');
+  let image: Buffer | undefined;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: MAX_IMAGE_UPLOAD_BYTES + 1, files: 1 } })) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname !== 'image') throw badRequest(`multipart file part must be named "image", not "${part.fieldname}"`);
+      image = await part.toBuffer();
+    }
+  } catch (error) {
+    throw asClientError(error);
+  }
+  if (!image) throw badRequest('multipart field "image" is required');
+  return image;
 }
 
 const LinkListItem = Type.Object({
@@ -236,6 +254,39 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     OkBody,
     async (principal, id, body) => {
       await links.setBookingUrl(principal, id, body.booking_url);
+      return { ok: true };
+    },
+  );
+
+  app.put(
+    '/:id/preview-image',
+    {
+      schema: {
+        tags,
+        operationId: 'setLinkPreviewImage',
+        summary: 'The picture link previews show (multipart/form-data, field "image": PNG, JPEG or WebP, at most 2 MB)',
+        consumes: ['multipart/form-data'],
+        body: streamedForm(Type.Object({ image: Type.String({ format: 'binary' }) })),
+        params: LinkParams,
+        response: { 200: LinkDetail, ...linkErrors, 413: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => links.setPreviewImage(principalOf(request), request.params.id, await readPreviewImage(request)),
+  );
+
+  app.delete(
+    '/:id/preview-image',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteLinkPreviewImage',
+        summary: 'Remove the preview picture',
+        params: LinkParams,
+        response: { 200: OkBody, ...linkErrors },
+      },
+    },
+    async (request) => {
+      await links.removePreviewImage(principalOf(request), request.params.id);
       return { ok: true };
     },
   );

@@ -8,7 +8,9 @@ import { randomBase62 } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { StoredFile } from '../files/file-intake.js';
+import { Readable } from 'node:stream';
 import { assertAllowedFileName, storedFileName } from '../files/content-checks.js';
+import { reencodeImage } from '../files/images.js';
 import {
   assertConsistent,
   assertPaymentsPossible,
@@ -19,6 +21,9 @@ import {
   normalizeDomains,
   normalizeEmails,
   normalizeExpiresAt,
+  normalizePreviewText,
+  PREVIEW_DESCRIPTION_MAX,
+  PREVIEW_TITLE_MAX,
   type ExpiresAt,
   type Expiration,
   type LinkSettings,
@@ -79,6 +84,9 @@ export function settingsOf(link: LinkRow) {
     requireEmail: link.require_email === 1,
     allowDownload: link.allow_download === 1,
     notifyOnView: link.notify_on_view === 1,
+    previewTitle: link.preview_title,
+    previewDescription: link.preview_description,
+    hasPreviewImage: link.preview_image_key !== null,
     blockedEmails: parseList(link.blocked_emails),
     blockedDomains: parseList(link.blocked_domains),
     bookingUrl: link.booking_url,
@@ -94,7 +102,7 @@ export function settingsOf(link: LinkRow) {
 export type LinkSettingsView = ReturnType<typeof settingsOf>;
 
 /** A change to any subset of a link's settings and its name (`PATCH /api/links/{id}`); the password in clear, null to remove it. */
-export type LinkChanges = Partial<Omit<LinkSettingsView, 'hasPassword' | 'expiresAt'>> & {
+export type LinkChanges = Partial<Omit<LinkSettingsView, 'hasPassword' | 'expiresAt' | 'hasPreviewImage'>> & {
   name?: string;
   expiresAt?: ExpiresAt;
   password?: string | null;
@@ -126,8 +134,7 @@ export function createLinkRecords(deps: { db: Db }) {
     /** Of the links `ids`, the blob keys their rows point at: any other blob under their prefix is an orphan. */
     async storedBlobKeys(ids: readonly string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
-      const rows = await repo.findStoredBlobKeys(db, ids);
-      return new Set(rows.flatMap((row) => (row.blob_key === null ? [] : [row.blob_key])));
+      return new Set(await repo.findStoredBlobKeys(db, ids));
     },
   };
 }
@@ -135,7 +142,7 @@ export function createLinkRecords(deps: { db: Db }) {
 export function createLinksService(deps: {
   db: Db;
   clock: Clock;
-  blobs: Pick<BlobStore, 'deletePrefix' | 'delete'>;
+  blobs: Pick<BlobStore, 'deletePrefix' | 'delete' | 'put' | 'get'>;
   /** Where an account's viewer links live: its custom domain, or PUBLIC_URL. */
   viewerBase: (accountId: number, db?: Executor) => Promise<string>;
   audit: Pick<AuditLog, 'record'>;
@@ -223,6 +230,8 @@ export function createLinksService(deps: {
         require_email: Number(settings.requireEmail),
         allow_download: Number(settings.allowDownload),
         notify_on_view: Number(settings.notifyOnView),
+        preview_title: settings.previewTitle,
+        preview_description: settings.previewDescription,
         created_by: source.actor.type === 'user' ? source.actor.id : null,
         blocked_emails: JSON.stringify(settings.blockedEmails),
         blocked_domains: JSON.stringify(settings.blockedDomains),
@@ -317,6 +326,10 @@ export function createLinksService(deps: {
         ...(changes.blockedEmails && { blockedEmails: normalizeEmails(changes.blockedEmails, 'blockedEmails') }),
         ...(changes.blockedDomains && { blockedDomains: normalizeDomains(changes.blockedDomains, 'blockedDomains') }),
         ...(typeof changes.bookingUrl === 'string' && { bookingUrl: normalizeBookingUrl(changes.bookingUrl, 'bookingUrl') }),
+        ...(changes.previewTitle !== undefined && { previewTitle: normalizePreviewText(changes.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX) }),
+        ...(changes.previewDescription !== undefined && {
+          previewDescription: normalizePreviewText(changes.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX),
+        }),
       };
       if (changes.password !== undefined && changes.password !== null && (changes.password === '' || changes.password.length > 256)) {
         throw badRequest('field "password" must be 1 to 256 characters, or null to remove it');
@@ -338,6 +351,8 @@ export function createLinksService(deps: {
         require_email: Number(next.requireEmail),
         allow_download: Number(next.allowDownload),
         notify_on_view: Number(next.notifyOnView),
+        preview_title: next.previewTitle,
+        preview_description: next.previewDescription,
         blocked_emails: JSON.stringify(next.blockedEmails),
         blocked_domains: JSON.stringify(next.blockedDomains),
         booking_url: next.bookingUrl,
@@ -400,6 +415,35 @@ export function createLinksService(deps: {
         { requires_otp: Number(input.requiresOtp), allowed_emails: JSON.stringify(allowedEmails), allowed_domains: JSON.stringify(allowedDomains) },
         changedFields({ requiresOtp: input.requiresOtp, allowedEmails, allowedDomains }),
       );
+    },
+
+    /** Stores the picture link previews show (re-encoded as PNG, at most 1200 px a side) under the link's prefix. */
+    async setPreviewImage(source: ChangeSource, id: string, upload: Buffer) {
+      const link = await ownLink(source.accountId, id, { live: true });
+      const png = await reencodeImage(upload, 'preview image', 1200);
+      const key = `${blobPrefixOf(id)}preview-${randomBase62(12)}.png`;
+      await blobs.put(key, Readable.from([png]));
+      try {
+        await applySettings(source, id, { preview_image_key: key }, changedFields({ previewImage: true }));
+      } catch (error) {
+        await blobs.delete(key);
+        throw error;
+      }
+      if (link.preview_image_key) await blobs.delete(link.preview_image_key);
+      return { ...toLinkMetadata(link), settings: { ...settingsOf(link), hasPreviewImage: true } };
+    },
+
+    async removePreviewImage(source: ChangeSource, id: string) {
+      const link = await ownLink(source.accountId, id, { live: true });
+      await applySettings(source, id, { preview_image_key: null }, changedFields({ previewImage: false }));
+      if (link.preview_image_key) await blobs.delete(link.preview_image_key);
+    },
+
+    /** The preview picture of a live, active link, for the apps that unfurl it (public: the owner chose to show it). */
+    async previewImageOf(id: string) {
+      const link = await repo.findLinkById(db, id);
+      if (!link?.preview_image_key || !isListedForVisitors(link, clock())) throw notFound('Preview image');
+      return blobs.get(link.preview_image_key);
     },
 
     async setBookingUrl(source: ChangeSource, id: string, bookingUrl: string) {

@@ -7,6 +7,9 @@ import {
   normalizeDomains,
   normalizeEmails,
   normalizeExpiresAt,
+  normalizePreviewText,
+  PREVIEW_DESCRIPTION_MAX,
+  PREVIEW_TITLE_MAX,
   resolveSettings,
   type LinkSettings,
   type PaymentsPolicy,
@@ -28,6 +31,8 @@ export const TEMPLATE_SETTING_KEYS = [
   'requireEmail',
   'allowDownload',
   'notifyOnView',
+  'previewTitle',
+  'previewDescription',
   'blockedEmails',
   'blockedDomains',
   'bookingUrl',
@@ -63,6 +68,10 @@ function normalizeStated(input: TemplateSettings): TemplateSettings {
   if (settings.blockedEmails) settings.blockedEmails = normalizeEmails(settings.blockedEmails, 'blockedEmails');
   if (settings.blockedDomains) settings.blockedDomains = normalizeDomains(settings.blockedDomains, 'blockedDomains');
   if (settings.expiresAt !== undefined) settings.expiresAt = normalizeExpiresAt(settings.expiresAt, 'expiresAt');
+  if (settings.previewTitle !== undefined) settings.previewTitle = normalizePreviewText(settings.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX);
+  if (settings.previewDescription !== undefined) {
+    settings.previewDescription = normalizePreviewText(settings.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX);
+  }
   if (typeof settings.bookingUrl === 'string') settings.bookingUrl = normalizeBookingUrl(settings.bookingUrl, 'bookingUrl');
   return settings;
 }

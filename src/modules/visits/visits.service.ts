@@ -124,14 +124,27 @@ export interface RoomView {
 
 /** What the visitor pages show of a link: no row, nothing of the visit but its session. */
 export interface VisitorPage {
-  /** the link's name, and its account (for the brand); undefined when it does not exist for this visitor */
-  link?: { name: string; accountId: number };
+  /** the link's name, its account (for the brand) and what link previews show; undefined when it does not exist for this visitor */
+  link?: { name: string; accountId: number; preview: LinkPreview };
   state: GateState;
   /** set once the visitor holds a session: the room's list, or the document */
   shown?: { kind: 'room'; room: RoomView } | { kind: 'document'; document: DocumentView };
   /** the new visit's token, when entering opened a session */
   token?: string;
 }
+
+/** What apps that unfurl a shared link show of it (Open Graph). */
+export interface LinkPreview {
+  title: string;
+  description: string | null;
+  hasImage: boolean;
+}
+
+const previewOf = (link: LinkRow): LinkPreview => ({
+  title: link.preview_title ?? link.name,
+  description: link.preview_description,
+  hasImage: link.preview_image_key !== null,
+});
 
 /** What `look` finds: the inspection's parts, and the visitor's visit of the link. */
 interface Standing {
@@ -271,7 +284,7 @@ export function createVisitsService(deps: {
 
   /** `checkoutSessionId`: the Stripe session a buyer came back with, which the document page offers to download with. */
   async function pageOf({ link, room, visit, state }: Standing, checkoutSessionId?: string): Promise<VisitorPage> {
-    const page: VisitorPage = { link: link && { name: link.name, accountId: link.account_id }, state };
+    const page: VisitorPage = { link: link && { name: link.name, accountId: link.account_id, preview: previewOf(link) }, state };
     if (!link || !visit || state.step !== 'session') return page;
     const shown =
       link.kind === 'room'

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { startApp } from '../../../test/helpers/app.js';
+import { createLink } from '../../../test/helpers/files.js';
+import type { HttpClient } from '../../../test/helpers/http.js';
+import { VisitorClient } from '../../../test/helpers/visitor.js';
+
+const SLACK = { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' };
+
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#1d4ed8' } })
+    .png()
+    .toBuffer();
+
+function imageForm(bytes: Buffer, field = 'image', type = 'image/png'): FormData {
+  const form = new FormData();
+  form.append(field, new Blob([new Uint8Array(bytes)], { type }), 'picture');
+  return form;
+}
+
+/** The content of `<meta property|name="key">` in the page, or undefined. */
+function meta(html: string, key: string): string | undefined {
+  return new RegExp(`<meta (?:property|name)="${key}" content="([^"]*)">`).exec(html)?.[1];
+}
+
+const viewsOf = async (http: HttpClient, id: string): Promise<number> => (await http.get(`/api/links/${id}`)).body.views;
+
+test('link previews: unfurling apps get the card (title, description, picture) and open no view; people get the same tags', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'numbers', 'q3.txt', {
+    previewTitle: 'Q3 results <for the board>',
+    previewDescription: 'Revenue, margins\\nand the plan for Q4',
+    addPassword: '1',
+    password: 'open sesame',
+  });
+  const set = await http.put(`/api/links/${id}/preview-image`, imageForm(await png(2400, 1260)));
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  assert.equal(set.body.settings.hasPreviewImage, true);
+  assert.equal(set.body.settings.previewTitle, 'Q3 results <for the board>');
+
+  const bot = new VisitorClient(app.url, SLACK);
+  const card = await bot.get(`/v/${id}`);
+  assert.equal(card.status, 200);
+  assert.equal(meta(card.text, 'og:title'), 'Q3 results &lt;for the board&gt;');
+  assert.equal(meta(card.text, 'og:description'), 'Revenue, margins\\nand the plan for Q4');
+  assert.equal(meta(card.text, 'og:url'), `${app.url}/v/${id}`);
+  assert.equal(meta(card.text, 'twitter:card'), 'summary_large_image');
+  assert.doesNotMatch(card.text, /action="[^"]*\/password"/, 'the card, not the gate');
+  const imageUrl = meta(card.text, 'og:image')!;
+  assert.equal(imageUrl, `${app.url}/v/${id}/preview.png`);
+  const image = await fetch(imageUrl);
+  assert.equal(image.status, 200);
+  assert.equal(image.headers.get('content-type'), 'image/png');
+  const { width, height } = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+  assert.deepEqual([width, height], [1200, 630], 'scaled to 1200 px a side at most');
+
+  // A person's page carries the same tags; only the bot opened no view.
+  const person = await new VisitorClient(app.url).get(`/v/${id}`);
+  assert.equal(meta(person.text, 'og:title'), 'Q3 results &lt;for the board&gt;');
+  const open = await createLink(http, 'open', 'Open deck.txt');
+  await new VisitorClient(app.url, SLACK).get(`/v/${open}`);
+  assert.equal(await viewsOf(http, open), 0, 'an unfurl is not a view');
+  const plain = await new VisitorClient(app.url).get(`/v/${open}`);
+  assert.equal(await viewsOf(http, open), 1);
+  assert.equal(meta(plain.text, 'og:title'), 'Open deck.txt', 'the name by default');
+  assert.equal(meta(plain.text, 'twitter:card'), 'summary');
+  assert.equal(meta(plain.text, 'og:image'), undefined);
+  assert.equal((await fetch(`${app.url}/v/${open}/preview.png`)).status, 404);
+
+  assert.equal((await http.delete(`/api/links/${id}/preview-image`)).status, 200);
+  assert.equal((await fetch(imageUrl)).status, 404);
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, false);
+});
+
+test('preview settings are checked: texts on one line and bounded, pictures PNG/JPEG/WebP of 2 MB at most', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt');
+  assert.equal((await http.patch(`/api/links/${id}`, { previewTitle: 'x'.repeat(201) })).status, 400);
+  assert.equal((await http.patch(`/api/links/${id}`, { previewTitle: '  Line one\nline two  ' })).body.settings.previewTitle, 'Line one line two');
+  assert.equal((await http.patch(`/api/links/${id}`, { previewTitle: '   ' })).body.settings.previewTitle, null);
+  const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+  const refusedSvg = await http.put(`/api/links/${id}/preview-image`, imageForm(svg, 'image', 'image/svg+xml'));
+  assert.equal(refusedSvg.status, 422);
+  assert.match(refusedSvg.body.error, /PNG, JPEG or WebP/);
+  assert.equal((await http.put(`/api/links/${id}/preview-image`, imageForm(Buffer.alloc(2 * 1024 * 1024 + 10)))).status, 413);
+  assert.equal((await http.put(`/api/links/${id}/preview-image`, imageForm(await png(10, 10), 'logo'))).status, 400);
+  assert.equal((await http.put(`/api/links/${id}/preview-image`, { image: 'x' })).status, 400);
+});
