@@ -29,6 +29,7 @@ import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { blockListRoutes } from './modules/block-list/block-list.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { viewAlertsRoutes } from './modules/view-alerts/view-alerts.routes.js';
+import { agreementsRoutes } from './modules/agreements/agreements.routes.js';
 import { paymentsRoutes } from './modules/payments/payments.routes.js';
 import { stripePagesRoutes } from './viewer/stripe-pages.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
@@ -163,6 +164,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       await api.register(blockListRoutes, { prefix: '/block-list', blockList: services.blockList });
       await api.register(webhooksRoutes, { prefix: '/webhooks', webhooks: services.webhooks });
       await api.register(viewAlertsRoutes, { prefix: '/view-alerts', viewAlerts: services.viewAlerts });
+      await api.register(agreementsRoutes, { agreements: services.agreements });
       await api.register(async (payments) => {
         await payments.register(cookie, visitCookies); // checkout-download reads the visit cookie
         await payments.register(paymentsRoutes, {

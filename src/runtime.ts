@@ -45,6 +45,7 @@ import { createBlockListService } from './modules/block-list/block-list.service.
 import { createWebhookDelivery } from './modules/webhooks/webhook-delivery.js';
 import { createWebhooksService, WEBHOOK_DELIVERY_JOB } from './modules/webhooks/webhooks.service.js';
 import { createViewAlertsService } from './modules/view-alerts/view-alerts.service.js';
+import { createAgreementPolicy, createAgreementsService } from './modules/agreements/agreements.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
@@ -130,8 +131,18 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const stripe = await createStripeClient(config);
   const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords, audit });
-  const links = createLinksService({ db, clock, blobs, viewerBase: branding.viewerBase, audit, payments: stripeConnect });
-  const templates = createTemplatesService({ db, clock, payments: stripeConnect });
+  const agreementPolicy = createAgreementPolicy(db);
+  const links = createLinksService({
+    db,
+    clock,
+    blobs,
+    viewerBase: branding.viewerBase,
+    audit,
+    payments: stripeConnect,
+    agreements: agreementPolicy,
+  });
+  const agreements = createAgreementsService({ db, clock, links, audit });
+  const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy });
   const idempotency = createIdempotencyService({ db, clock, log });
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });
   // What /metrics serves besides the HTTP series: the job runner's.
@@ -224,8 +235,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accessRequests: accessRequestRecords,
     blockList,
     viewAlerts,
+    agreements,
   });
-  const documents = createDocumentsService({ db, reader, clock, visits, events });
+  const documents = createDocumentsService({ db, reader, clock, visits, links, events });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
@@ -340,6 +352,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       accessRequests,
       templates,
       blockList,
+      agreements,
       viewAlerts,
       webhooks,
       portals,

@@ -77,6 +77,8 @@ export interface LinksTable {
   preview_title: string | null;
   preview_description: string | null;
   preview_image_key: string | null;
+  /** the agreement a visitor accepts before viewing (0022) */
+  agreement_id: number | null;
 }
 
 export interface RoomLinksTable {
@@ -111,6 +113,8 @@ export interface VisitsTable {
   created_at: number;
   expires_at: number;
   session_started_at: number | null;
+  /** 1 once the visitor accepted the link's agreement (0022) */
+  agreement_accepted: Generated<number>;
 }
 
 export interface OtpCodesTable {
@@ -360,6 +364,30 @@ export interface ViewAlertsTable {
   in_digest: Generated<number>;
 }
 
+/** An agreement (NDA) of an account (0022): Markdown text, or a PDF held by one of its links. */
+export interface AgreementsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  body: string | null;
+  pdf_link_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A visitor's acceptance of an agreement on a link (0022), with a hash of the exact text. */
+export interface AgreementAcceptancesTable {
+  id: Generated<number>;
+  agreement_id: number;
+  link_id: string;
+  name: string;
+  email: string;
+  ip: string;
+  user_agent: string | null;
+  text_sha256: string;
+  accepted_at: number;
+}
+
 /** How many links an account holds (0013), and how many are filed under the expired tab (0016). */
 export interface LinkCountsTable {
   account_id: number;
@@ -523,6 +551,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   view_alert_settings: ViewAlertSettingsTable;
   view_alerts: ViewAlertsTable;
+  agreements: AgreementsTable;
+  agreement_acceptances: AgreementAcceptancesTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

@@ -15,8 +15,11 @@ import { addVisitorPageHeaders, pathNamesNothing, sendPage, type PageOptions } f
 import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
 
 interface ViewerDeps {
-  visits: Pick<VisitsService, 'enter' | 'page' | 'giveEmail' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'>;
-  documents: Pick<DocumentsService, 'contentFor' | 'downloadFor'>;
+  visits: Pick<
+    VisitsService,
+    'enter' | 'page' | 'giveEmail' | 'acceptAgreement' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'
+  >;
+  documents: Pick<DocumentsService, 'contentFor' | 'downloadFor' | 'agreementPdfFor'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -38,7 +41,13 @@ const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: str
 
 /** /v/{id}/… is a link on its own; /v/{id}/d/{childId}/… is one of data room {id}'s links, opened inside the room. */
 const PlaceParams = Type.Object({ id: StringId, childId: Type.Optional(StringId) });
-const FormBody = Type.Object({ email: Type.Optional(Type.String()), code: Type.Optional(Type.String()), password: Type.Optional(Type.String()) });
+const FormBody = Type.Object({
+  email: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  agree: Type.Optional(Type.String()),
+});
 /** Stripe Checkout sends the buyer back with the session it paid. */
 const ReturnQuery = Type.Object({ session_id: Type.Optional(Type.String({ maxLength: 300 })) });
 
@@ -53,6 +62,7 @@ const GATE_ASKS: Record<Exclude<Gate, 'view-limit'>, string> = {
   email: 'your e-mail address',
   otp: 'an e-mailed code',
   password: 'a password',
+  agreement: 'accepting an agreement',
   approval: "the owner's approval",
 };
 
@@ -147,6 +157,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         step: state.step,
         base: place.base,
         email: 'email' in state ? state.email : undefined,
+        agreement: state.step === 'agreement' ? state.agreement : undefined,
         error: error?.message,
       },
     });
@@ -215,7 +226,11 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   /** Runs a gate form; success redirects back to the page (POST-redirect-GET), a refusal re-renders it. */
   function gateForm(
     path: string,
-    action: (linkId: string, visitor: Visitor, body: { email?: string; code?: string; password?: string }) => Promise<string | void>,
+    action: (
+      linkId: string,
+      visitor: Visitor,
+      body: { email?: string; code?: string; password?: string; name?: string; agree?: string },
+    ) => Promise<string | void>,
   ) {
     for (const url of onLinkAndInRoom(`/${path}`)) {
       app.post(url, { schema: { hide: true, params: PlaceParams, body: FormBody } }, async (request, reply) => {
@@ -238,6 +253,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   gateForm('otp', (linkId, visitor, body) => visits.sendOtp(linkId, visitor, body.email ?? ''));
   gateForm('otp/verify', (linkId, visitor, body) => visits.verifyOtp(linkId, visitor, body.code ?? ''));
   gateForm('password', (linkId, visitor, body) => visits.checkPassword(linkId, visitor, body.password ?? ''));
+  gateForm('agreement', (linkId, visitor, body) => visits.acceptAgreement(linkId, visitor, body));
   gateForm('access', (linkId, visitor, body) => visits.requestAccess(linkId, visitor, body.email ?? ''));
 
   for (const url of onLinkAndInRoom('/status')) {
@@ -257,6 +273,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       .header('content-disposition', contentDisposition(content.disposition, content.name))
       .header('cache-control', 'private, no-store')
       .send(content.bytes);
+  }
+
+  /** The agreement's PDF, for a visitor asked to accept it. */
+  for (const url of onLinkAndInRoom('/agreement.pdf')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      return sendContent(request, reply, await documents.agreementPdfFor(place.linkId, await visitorAt(request, place)));
+    });
   }
 
   /** The preview picture unfurling apps fetch: public, as the owner chose to show it beside the link. */

@@ -187,3 +187,23 @@ test('download button: absent unless allowed; when allowed, the saved PDF is sta
   const [text] = await pdfPageTexts(saved);
   assert.match(text!, /ana@example\.org/);
 });
+
+test('agreement gate: the document waits until the visitor names themselves and ticks "I agree"', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const nda = await http.post('/api/agreements', { name: 'Mutual NDA', text: '## Confidentiality\n\nKeep **everything** in this deck to yourself.' });
+  const id = await createLink(http, await makePdf(1), 'Deck.pdf', { agreementId: String(nda.body.id) });
+  const page = await openPage(t, { viewport: { width: 390, height: 844 } });
+  await page.goto(`${app.url}/v/${id}`);
+  await page.getByRole('heading', { name: 'Confidentiality' }).waitFor();
+  await page.getByLabel('Full name').fill('Ana Lima');
+  await page.getByLabel('E-mail address').fill('ana@example.org');
+  await page.getByRole('button', { name: 'Accept and continue' }).click();
+  assert.equal(new URL(page.url()).pathname, `/v/${id}`, 'the unticked form is not sent');
+  assert.equal(await page.locator('#pdf-pages').count(), 0);
+  await screenshot(page, 'agreement-gate');
+  await page.getByLabel('I have read and agree to Mutual NDA').check();
+  await page.getByRole('button', { name: 'Accept and continue' }).click();
+  await waitForPdf(page, 1);
+  assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances[0].name, 'Ana Lima');
+});

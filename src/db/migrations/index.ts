@@ -20,6 +20,7 @@ import * as webhooks from './0018-webhooks.js';
 import * as visitorDownloads from './0019-visitor-downloads.js';
 import * as viewAlerts from './0020-view-alerts.js';
 import * as linkPreviews from './0021-link-previews.js';
+import * as agreements from './0022-agreements.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0019-visitor-downloads': visitorDownloads,
   '0020-view-alerts': viewAlerts,
   '0021-link-previews': linkPreviews,
+  '0022-agreements': agreements,
 };
 
 export const migrationProvider: MigrationProvider = {

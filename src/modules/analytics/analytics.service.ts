@@ -19,7 +19,7 @@ import {
   secondsPerPage,
   viewsPerDay,
 } from './analytics.repo.js';
-import { toCsv } from './csv.js';
+import { toCsv } from '../../core/csv.js';
 
 const TOP_LINKS = 10;
 const RECENT_ACTIVITY = 20;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, downloadOriginal, downloadToken } from '../../../test/helpers/files.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
-import { toCsv } from './csv.js';
+import { toCsv } from '../../core/csv.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

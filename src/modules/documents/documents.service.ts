@@ -8,7 +8,7 @@ import type { LinkRow } from '../../db/types.js';
 import type { ByteRange } from '../../infra/storage/index.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { EncryptedFile, FileReader } from '../files/file-reader.js';
-import { viewerPathOf } from '../links/links.service.js';
+import { viewerPathOf, type LinksService } from '../links/links.service.js';
 import { isCheckoutSessionId, salePriceOf } from '../payments/checkout.service.js';
 import { formatPrice } from '../payments/price.js';
 import type { Visitor, VisitorSession, VisitsService } from '../visits/visits.service.js';
@@ -146,10 +146,11 @@ export function createDocumentsService(deps: {
   db: Db;
   reader: Pick<FileReader, 'open'>;
   clock: Clock;
-  visits: Pick<VisitsService, 'requireSession'>;
+  visits: Pick<VisitsService, 'requireSession' | 'inspect'>;
+  links: Pick<LinksService, 'findForVisitor'>;
   events: EventRecorder;
 }) {
-  const { db, reader, clock, visits, events } = deps;
+  const { db, reader, clock, visits, links, events } = deps;
   const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);
 
   /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
@@ -203,6 +204,23 @@ export function createDocumentsService(deps: {
       const watermark = isWatermarked(link, room);
       assertNotSoldOnly(link, watermark);
       return deliver(link, session, watermark, 'show');
+    },
+
+    /** The PDF of the agreement the visitor is asked to accept on `linkId`, shown inline; 404 at any other step. */
+    async agreementPdfFor(linkId: string, visitor: Visitor): Promise<DocumentContent> {
+      const { state } = await visits.inspect(linkId, visitor);
+      const pdfLinkId = state.step === 'agreement' ? state.agreement.pdfLinkId : null;
+      const pdf = pdfLinkId === null ? undefined : await links.findForVisitor(pdfLinkId);
+      if (!pdf?.blob_key || !pdf.wrapped_key || pdf.blob_purged_at !== null) throw notFound('Agreement');
+      const stored = { blobKey: pdf.blob_key, wrappedKey: pdf.wrapped_key, size: pdf.size };
+      return {
+        kind: 'stream',
+        name: pdf.name,
+        mime: 'application/pdf',
+        size: pdf.size,
+        disposition: 'inline',
+        open: (range) => reader.open(stored, range),
+      };
     },
 
     /**

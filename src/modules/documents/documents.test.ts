@@ -63,6 +63,7 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     preview_title: null,
     preview_description: null,
     preview_image_key: null,
+    agreement_id: null,
     ...fields,
   };
 }
@@ -84,6 +85,7 @@ function serviceFor(file: LinkRow, bytes: Buffer, inRoom?: LinkRow) {
     // Downloads (the only user of the database and events here) are tested over HTTP.
     db: {} as Db,
     events: { record: () => Promise.reject(new Error('no events in these tests')) },
+    links: { findForVisitor: () => Promise.resolve(undefined) },
     clock: () => NOW,
     reader: {
       async open(_stored, range) {
@@ -91,7 +93,7 @@ function serviceFor(file: LinkRow, bytes: Buffer, inRoom?: LinkRow) {
         return Readable.from([range ? bytes.subarray(range.start, range.endInclusive + 1) : bytes]);
       },
     },
-    visits: { requireSession: async () => ({ link: file, room: inRoom, session }) },
+    visits: { requireSession: async () => ({ link: file, room: inRoom, session }), inspect: async () => ({ link: file, state: { step: 'ready' } }) },
   });
   return { content: () => documents.contentFor(file.id, { token: 't', ip: session.ip, userAgent: null }), opened };
 }

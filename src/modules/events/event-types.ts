@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'access.denied',
   'link.expired',
   'purchase.completed',
+  'agreement.accepted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -13,6 +13,7 @@ const STORIES: Record<EventType, EventStory> = {
   'access.approved': { title: 'Access approved', sentence: (link, who) => `${who} may now view ${link}` },
   'access.denied': { title: 'Access denied', sentence: (link, who) => `${who} was refused access to ${link}` },
   'link.expired': { title: 'Link expired', sentence: (link) => `${link} has expired` },
+  'agreement.accepted': { title: 'Agreement accepted', sentence: (link, who) => `${who} accepted the agreement of ${link}` },
   'purchase.completed': { title: 'Purchase completed', sentence: (link, who, amount) => `${who} bought ${link}${amount ? ` for ${amount}` : ''}` },
 };
 

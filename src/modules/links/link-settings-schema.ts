@@ -57,6 +57,7 @@ export const LINK_SETTINGS = {
   allowedDomains: list('domains let through the one-time code gate', 253),
   requireEmail: flag('each visitor gives an e-mail address (not verified) before viewing'),
   allowDownload: flag('the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks'),
+  agreementId: integerOrNone('an agreement the visitor accepts before viewing (GET /api/agreements)', 1, 2_147_483_647),
   previewTitle: setting(
     Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'the title link previews show (default: the name)' }),
     Type.String({ maxLength: 1000, description: 'the title link previews show (default: the name)' }),
@@ -122,6 +123,7 @@ export const LinkSettingsView = Type.Object({
   previewTitle: Type.Union([Type.String(), Type.Null()]),
   previewDescription: Type.Union([Type.String(), Type.Null()]),
   hasPreviewImage: Type.Boolean(),
+  agreementId: Type.Union([Type.Integer(), Type.Null()]),
   blockedEmails: Type.Array(Type.String()),
   blockedDomains: Type.Array(Type.String()),
   bookingUrl: Type.Union([Type.String(), Type.Null()]),

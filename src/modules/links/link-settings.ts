@@ -27,6 +27,7 @@ export interface LinkSettings {
   notifyOnView: boolean;
   previewTitle: string | null;
   previewDescription: string | null;
+  agreementId: number | null;
   blockedEmails: string[];
   blockedDomains: string[];
   bookingUrl: string | null;
@@ -51,6 +52,7 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   notifyOnView: true,
   previewTitle: null,
   previewDescription: null,
+  agreementId: null,
   blockedEmails: [],
   blockedDomains: [],
   bookingUrl: null,
@@ -113,6 +115,12 @@ export function expiryOf(settings: Pick<LinkSettings, 'expiration' | 'expiresAt'
   const epochMs = Date.parse(settings.expiresAt);
   if (epochMs <= now) throw unprocessable(`expiresAt (${settings.expiresAt}) has passed: choose a time in the future, or null for never`);
   return epochMs;
+}
+
+/** What `agreementId` needs from the agreements module: one of the account's own agreements. */
+export interface AgreementPolicy {
+  /** 422 unless agreement `id` belongs to the account. */
+  assertUsable(accountId: number, id: number): Promise<void>;
 }
 
 /** What settings that sell the file need from payments (the Stripe Connect service answers it). */
@@ -199,6 +207,8 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   set('requireEmail', flag(fields, 'requireEmail'));
   set('allowDownload', flag(fields, 'allowDownload'));
   set('notifyOnView', flag(fields, 'notifyOnView'));
+  if (fields.agreementId !== undefined)
+    settings.agreementId = fields.agreementId.trim() === '' ? null : integer(fields, 'agreementId', 1, 2_147_483_647)!;
   if (fields.previewTitle !== undefined) settings.previewTitle = normalizePreviewText(fields.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX);
   if (fields.previewDescription !== undefined) {
     settings.previewDescription = normalizePreviewText(fields.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX);

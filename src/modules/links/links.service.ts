@@ -28,6 +28,7 @@ import {
   type Expiration,
   type LinkSettings,
   type PaymentsPolicy,
+  type AgreementPolicy,
 } from './link-settings.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import * as repo from './links.repo.js';
@@ -87,6 +88,7 @@ export function settingsOf(link: LinkRow) {
     previewTitle: link.preview_title,
     previewDescription: link.preview_description,
     hasPreviewImage: link.preview_image_key !== null,
+    agreementId: link.agreement_id,
     blockedEmails: parseList(link.blocked_emails),
     blockedDomains: parseList(link.blocked_domains),
     bookingUrl: link.booking_url,
@@ -147,8 +149,12 @@ export function createLinksService(deps: {
   viewerBase: (accountId: number, db?: Executor) => Promise<string>;
   audit: Pick<AuditLog, 'record'>;
   payments: PaymentsPolicy;
+  agreements: AgreementPolicy;
 }) {
-  const { db, clock, blobs, viewerBase, audit, payments } = deps;
+  const { db, clock, blobs, viewerBase, audit, payments, agreements } = deps;
+  const assertAgreement = async (accountId: number, id: number | null) => {
+    if (id !== null) await agreements.assertUsable(accountId, id);
+  };
   /** The viewer URL of an account's link, on the account's own domain when it has one (read on `executor`: a transaction holds SQLite's one connection). */
   const viewerUrlFor = async (accountId: number, id: string, executor?: Executor) => `${await viewerBase(accountId, executor)}${viewerPathOf(id)}`;
 
@@ -209,6 +215,7 @@ export function createLinksService(deps: {
       alongWith?: CommitsWith<CreatedLink>,
     ): Promise<CreatedLink> {
       const { accountId } = source;
+      await assertAgreement(accountId, settings.agreementId);
       const now = clock();
       const link: NewLink = {
         id: linkId,
@@ -232,6 +239,7 @@ export function createLinksService(deps: {
         notify_on_view: Number(settings.notifyOnView),
         preview_title: settings.previewTitle,
         preview_description: settings.previewDescription,
+        agreement_id: settings.agreementId,
         created_by: source.actor.type === 'user' ? source.actor.id : null,
         blocked_emails: JSON.stringify(settings.blockedEmails),
         blocked_domains: JSON.stringify(settings.blockedDomains),
@@ -337,6 +345,7 @@ export function createLinksService(deps: {
       assertConsistent(next);
       if (next.requirePaymentToDownload && link.kind === 'room') throw unprocessable('A data room has no file of its own to sell');
       if (changes.requirePaymentToDownload || changes.downloadPrice !== undefined) await assertPaymentsPossible(next, accountId, payments);
+      if (changes.agreementId !== undefined) await assertAgreement(accountId, next.agreementId);
 
       const selling = next.requirePaymentToDownload;
       const patch: repo.LinkPatch = {
@@ -353,6 +362,7 @@ export function createLinksService(deps: {
         notify_on_view: Number(next.notifyOnView),
         preview_title: next.previewTitle,
         preview_description: next.previewDescription,
+        agreement_id: next.agreementId,
         blocked_emails: JSON.stringify(next.blockedEmails),
         blocked_domains: JSON.stringify(next.blockedDomains),
         booking_url: next.bookingUrl,

@@ -13,6 +13,7 @@ import {
   resolveSettings,
   type LinkSettings,
   type PaymentsPolicy,
+  type AgreementPolicy,
 } from '../links/link-settings.js';
 import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemplate } from './templates.repo.js';
 
@@ -33,6 +34,7 @@ export const TEMPLATE_SETTING_KEYS = [
   'notifyOnView',
   'previewTitle',
   'previewDescription',
+  'agreementId',
   'blockedEmails',
   'blockedDomains',
   'bookingUrl',
@@ -79,12 +81,13 @@ function normalizeStated(input: TemplateSettings): TemplateSettings {
 const parseStated = (json: string) => JSON.parse(json) as TemplateSettings;
 
 /** Link templates: named sets of upload settings that `POST /api/upload` applies with `templateId`. */
-export function createTemplatesService(deps: { db: Db; clock: Clock; payments: PaymentsPolicy }) {
-  const { db, clock, payments } = deps;
+export function createTemplatesService(deps: { db: Db; clock: Clock; payments: PaymentsPolicy; agreements: AgreementPolicy }) {
+  const { db, clock, payments, agreements } = deps;
 
   /** A template must make a valid link on its own: the same rules as an upload stating these fields. */
   async function assertUsable(accountId: number, stated: TemplateSettings): Promise<void> {
     await assertPaymentsPossible(resolveSettings(stated), accountId, payments);
+    if (stated.agreementId) await agreements.assertUsable(accountId, stated.agreementId);
   }
 
   async function ownTemplate(accountId: number, id: number) {

@@ -6,6 +6,7 @@ import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
+import type { AgreementForVisitor, AgreementsService } from '../agreements/agreements.service.js';
 import type { BlockListService } from '../block-list/block-list.service.js';
 import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
@@ -62,6 +63,8 @@ export type GateState =
   | { step: 'otp-email' }
   | { step: 'otp-code'; email: string }
   | { step: 'password' }
+  /** the link's agreement, to accept with a name (and an e-mail unless one is known) */
+  | { step: 'agreement'; agreement: AgreementForVisitor; email?: string }
   | { step: 'approval-email' }
   | { step: 'approval-pending'; email: string }
   | { step: 'approval-denied' }
@@ -89,7 +92,7 @@ export const verifiedEmailOf = (visit: Pick<VisitRow, 'otp_passed' | 'email'> | 
 
 const passesOtpWith = (link: LinkRow, verifiedEmail: string | undefined) => verifiedEmail !== undefined && isAllowedOtpEmail(link, verifiedEmail);
 
-export type Gate = 'email' | 'otp' | 'password' | 'approval' | 'view-limit';
+export type Gate = 'email' | 'otp' | 'password' | 'agreement' | 'approval' | 'view-limit';
 
 /** The gates a visitor meets on opening `link` afresh, an OTP gate the already verified address passes left out. */
 export function gatesAhead(link: LinkRow, verifiedEmail: string | undefined): Gate[] {
@@ -98,6 +101,7 @@ export function gatesAhead(link: LinkRow, verifiedEmail: string | undefined): Ga
   if (link.require_email === 1 && link.requires_otp !== 1 && !verifiedEmail) gates.push('email');
   if (link.requires_otp === 1 && !passesOtpWith(link, verifiedEmail)) gates.push('otp');
   if (link.password_hash !== null) gates.push('password');
+  if (link.agreement_id !== null) gates.push('agreement');
   if (link.requires_approval === 1) gates.push('approval');
   return gates;
 }
@@ -165,8 +169,9 @@ export function createVisitsService(deps: {
   accessRequests: Pick<AccessRequestRecords, 'find' | 'open'>;
   blockList: Pick<BlockListService, 'refuses'>;
   viewAlerts: Pick<ViewAlertsService, 'viewOpened'>;
+  agreements: Pick<AgreementsService, 'forVisitor' | 'accept'>;
 }) {
-  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts, agreements } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -195,6 +200,11 @@ export function createVisitsService(deps: {
       return visit?.otp_email ? { step: 'otp-code', email: visit.otp_email } : { step: 'otp-email' };
     }
     if (link.password_hash !== null && visit?.password_passed !== 1) return { step: 'password' };
+    if (link.agreement_id !== null && visit?.agreement_accepted !== 1) {
+      // An agreement deleted meanwhile asks for nothing.
+      const agreement = await agreements.forVisitor(link.agreement_id);
+      if (agreement) return { step: 'agreement', agreement, ...(knownEmail && { email: knownEmail }) };
+    }
     if (link.requires_approval === 1) {
       const request = visit?.access_request_id ? await accessRequests.find(visit.access_request_id) : undefined;
       if (!request) return { step: 'approval-email' };
@@ -375,6 +385,39 @@ export function createVisitsService(deps: {
       const { visit, token } = await ensureVisit(link, visitor);
       if (await refused(link, visit, email)) return token;
       await updateVisit(db, visit.id, { otp_passed: 1, email });
+      return token;
+    },
+
+    /** Accepts the link's agreement with the visitor's name and address (the known one when there is one), kept with a hash of the text. */
+    async acceptAgreement(linkId: string, visitor: Visitor, form: { name?: string; email?: string; agree?: string }): Promise<string> {
+      const { link, roomVisit, state } = await atStep(linkId, visitor, ['agreement']);
+      if (state.step !== 'agreement') throw unprocessable('This step is not available any more; reload the page');
+      const name = (form.name ?? '').replace(/\s+/g, ' ').trim();
+      if (name === '' || name.length > 200) throw badRequest('Enter your full name (at most 200 characters)');
+      const email = state.email ?? (form.email ?? '').trim().toLowerCase();
+      if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
+      if (form.agree !== 'yes') throw badRequest('Tick "I agree" to accept the agreement');
+      const { visit, token } = await ensureVisit(link, visitor, roomVisit);
+      if (await refused(link, visit, email)) return token;
+      await db.transaction().execute(async (trx) => {
+        const { agreement } = state;
+        await agreements.accept(trx, {
+          agreementId: agreement.id,
+          linkId: link.id,
+          name,
+          email,
+          ip: visitor.ip,
+          userAgent: visitor.userAgent,
+          textSha256: agreement.textSha256,
+        });
+        await updateVisit(trx, visit.id, { agreement_accepted: 1, email });
+        await events.record(trx, {
+          accountId: link.account_id,
+          type: 'agreement.accepted',
+          linkId: link.id,
+          payload: { linkName: link.name, email, ip: visitor.ip },
+        });
+      });
       return token;
     },
 

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'link.downloaded',
   'access_request.created',
   'access_request.decided',
+  'agreement.accepted',
   'payment.completed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -19,6 +20,7 @@ const PUBLIC_NAMES: Partial<Record<EventType, WebhookEventType>> = {
   'access.requested': 'access_request.created',
   'access.approved': 'access_request.decided',
   'access.denied': 'access_request.decided',
+  'agreement.accepted': 'agreement.accepted',
   'purchase.completed': 'payment.completed',
 };
 

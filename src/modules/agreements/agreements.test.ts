@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { startApp } from '../../../test/helpers/app.js';
+import { createLink, uploadFile } from '../../../test/helpers/files.js';
+import { makePdf } from '../../../test/helpers/pdf.js';
+import { VisitorClient } from '../../../test/helpers/visitor.js';
+
+const NDA = '# Mutual NDA\n\nThe **recipient** keeps this secret.\n\n<script>alert(1)</script> [click](javascript:alert(1))';
+
+test('agreements: Markdown shown as safe HTML; a visitor accepts with name and e-mail before viewing; each acceptance kept with the hash of the text', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const created = await http.post('/api/agreements', { name: 'Mutual NDA', text: NDA });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const agreementId: number = created.body.id;
+  assert.match(created.body.html, /<h1>Mutual NDA<\/h1>/);
+  assert.match(created.body.html, /<strong>recipient<\/strong>/);
+  assert.doesNotMatch(created.body.html, /<script>|href="javascript:/, 'raw HTML is text, script links are not links');
+
+  const id = await createLink(http, await makePdf(1), 'Deal memo.pdf', { agreementId: String(agreementId) });
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, agreementId);
+
+  const visitor = new VisitorClient(app.url, { 'user-agent': 'Agreement test browser' });
+  const gate = await visitor.get(`/v/${id}`);
+  assert.equal(gate.status, 200);
+  assert.match(gate.text, /class="agreement-text"[^>]*><h1>Mutual NDA<\/h1>/);
+  assert.match(gate.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  assert.equal((await visitor.get(`/v/${id}/content`)).status, 403, 'nothing before accepting');
+
+  const unticked = await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'ana@example.org' });
+  assert.equal(unticked.status, 400);
+  assert.match(unticked.text, /Tick &quot;I agree&quot;|Tick "I agree"/);
+  assert.equal((await visitor.post(`/v/${id}/agreement`, { name: ' ', email: 'ana@example.org', agree: 'yes' })).status, 400);
+  assert.equal((await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'Ana@Example.org', agree: 'yes' })).status, 303);
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+  assert.equal((await visitor.get(`/v/${id}/content`)).status, 200);
+
+  const { acceptances } = (await http.get(`/api/links/${id}/agreements`)).body;
+  assert.equal(acceptances.length, 1);
+  assert.deepEqual(
+    { ...acceptances[0], id: undefined, acceptedAt: undefined },
+    {
+      id: undefined,
+      acceptedAt: undefined,
+      agreementId,
+      agreementName: 'Mutual NDA',
+      name: 'Ana Lima',
+      email: 'ana@example.org',
+      ip: '127.0.0.1',
+      userAgent: 'Agreement test browser',
+      textSha256: createHash('sha256').update(NDA).digest('hex'),
+    },
+  );
+  const csvText = (await http.get(`/api/links/${id}/agreements?format=csv`)).body as string;
+  assert.match(csvText, /^accepted_at,name,email,ip,user_agent,agreement,text_sha256\r?\n/);
+  assert.match(csvText, /Ana Lima,ana@example\.org,127\.0\.0\.1,Agreement test browser,Mutual NDA,[0-9a-f]{64}/);
+  assert.equal(
+    (await http.get('/api/analytics/global')).body.recentActivity.some((event: any) => event.type === 'agreement.accepted'),
+    true,
+  );
+
+  // Changing the text later keeps what was accepted: the hash is of the old text.
+  await http.patch(`/api/agreements/${agreementId}`, { text: 'New terms' });
+  assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances[0].textSha256, acceptances[0].textSha256);
+});
+
+test('agreements: a PDF one is read in the gate; content and ownership are checked', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const other = await app.createAccount('professional');
+  const pdfLink = await createLink(http, await makePdf(2), 'NDA.pdf');
+  const textLink = await createLink(http, 'plain', 'notes.txt');
+  assert.equal((await http.post('/api/agreements', { name: 'Both', text: 'x', pdfLinkId: pdfLink })).status, 422);
+  assert.equal((await http.post('/api/agreements', { name: 'Neither' })).status, 422);
+  assert.equal((await http.post('/api/agreements', { name: 'Not a PDF', pdfLinkId: textLink })).status, 422);
+  assert.equal((await other.http.post('/api/agreements', { name: 'Theirs', pdfLinkId: pdfLink })).status, 404);
+  const pdfAgreement = await http.post('/api/agreements', { name: 'Standard NDA', pdfLinkId: pdfLink });
+  assert.equal(pdfAgreement.status, 200);
+
+  const foreign = await other.http.post('/api/agreements', { name: 'Foreign', text: 'x' });
+  assert.equal((await uploadFile(http, 'y', 'y.txt', { agreementId: String(foreign.body.id) })).status, 422);
+  const id = await createLink(http, 'deck', 'deck.txt');
+  assert.equal((await http.patch(`/api/links/${id}`, { agreementId: foreign.body.id })).status, 422);
+  assert.equal((await http.patch(`/api/links/${id}`, { agreementId: pdfAgreement.body.id })).status, 200);
+
+  const visitor = new VisitorClient(app.url);
+  const gate = await visitor.get(`/v/${id}`);
+  assert.match(gate.text, new RegExp(`href="/v/${id}/agreement.pdf"`));
+  const pdf = await visitor.get(`/v/${id}/agreement.pdf`);
+  assert.equal(pdf.status, 200);
+  assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+  await visitor.post(`/v/${id}/agreement`, { name: 'Bo', email: 'bo@example.org', agree: 'yes' });
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+  assert.equal((await visitor.get(`/v/${id}/agreement.pdf`)).status, 404, 'only while being asked');
+
+  // Deleting the agreement: links stop asking for it.
+  assert.equal((await http.delete(`/api/agreements/${pdfAgreement.body.id}`)).status, 200);
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
+});
