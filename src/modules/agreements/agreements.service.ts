@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AgreementsTable } from '../../db/types.js';
@@ -6,6 +6,7 @@ import { badRequest, notFound, unprocessable } from '../../core/errors.js';
 import { toCsv } from '../../core/csv.js';
 import { isoTime } from '../../core/timestamps.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
+import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { AgreementPolicy } from '../links/link-settings.js';
 import type { LinksService } from '../links/links.service.js';
@@ -23,8 +24,11 @@ import {
 const MAX_BODY = 100_000;
 const LISTED_ACCEPTANCES = 1000;
 
+const markdownIt = loadOnFirstUse<typeof MarkdownIt>('markdown-it');
+let renderer: MarkdownIt | undefined;
 // Raw HTML in the text is shown as text, and markdown-it refuses javascript:, vbscript: and data: links.
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
+// Loaded with the first agreement shown, not at start-up (ADR 0012).
+const markdown = () => (renderer ??= new (markdownIt())({ html: false, linkify: true, typographer: false }));
 
 type AgreementRow = Pick<AgreementsTable, 'name' | 'body' | 'pdf_link_id' | 'created_at' | 'updated_at'> & { id: number };
 
@@ -34,7 +38,7 @@ function view(row: AgreementRow) {
     name: row.name,
     text: row.body,
     pdfLinkId: row.pdf_link_id,
-    html: row.body === null ? null : markdown.render(row.body),
+    html: row.body === null ? null : markdown().render(row.body),
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };
@@ -141,7 +145,7 @@ export function createAgreementsService(deps: {
     async forVisitor(id: number): Promise<AgreementForVisitor | undefined> {
       const row = await findAgreementById(db, id);
       if (!row) return undefined;
-      if (row.body !== null) return { id, name: row.name, html: markdown.render(row.body), pdfLinkId: null, textSha256: sha256Hex(row.body) };
+      if (row.body !== null) return { id, name: row.name, html: markdown().render(row.body), pdfLinkId: null, textSha256: sha256Hex(row.body) };
       const pdf = row.pdf_link_id === null ? undefined : await links.findForVisitor(row.pdf_link_id);
       if (!pdf?.sha256) return undefined;
       return { id, name: row.name, html: null, pdfLinkId: pdf.id, textSha256: pdf.sha256 };
