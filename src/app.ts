@@ -20,6 +20,7 @@ import { twoFactorRoutes } from './modules/two-factor/two-factor.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
+import { documentsRoutes } from './modules/documents/documents.routes.js';
 import { uploadRoutes } from './modules/upload/upload.routes.js';
 import { accessRequestsRoutes } from './modules/access-requests/access-requests.routes.js';
 import { brandingAssetRoutes, brandingRoutes } from './modules/branding/branding.routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       await api.register(webhooksRoutes, { prefix: '/webhooks', webhooks: services.webhooks });
       await api.register(viewAlertsRoutes, { prefix: '/view-alerts', viewAlerts: services.viewAlerts });
       await api.register(agreementsRoutes, { agreements: services.agreements });
+      await api.register(documentsRoutes, { pages: services.pages });
       await api.register(async (payments) => {
         await payments.register(cookie, visitCookies); // checkout-download reads the visit cookie
         await payments.register(paymentsRoutes, {
@@ -217,6 +219,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       prefix: '/v',
       visits: services.visits,
       documents: services.documents,
+      pages: services.pages,
       brandFor: services.branding.brandFor,
       accountForHost: services.branding.accountForDomain,
       purchases: services.checkout,

@@ -56,6 +56,12 @@ export interface Config {
   eventConcurrency: number;
   /** LibreOffice's `soffice`, which turns Office documents into PDF; undefined: looked up on PATH. */
   sofficePath: string | undefined;
+  /** A conversion still running after this long is killed with its whole process group. */
+  convertTimeoutSeconds: number;
+  /** The address space LibreOffice may use (ulimit -v), in MiB. */
+  convertMemoryMb: number;
+  /** Documents one process converts or renders at once. */
+  jobConcurrency: number;
   /** The plan of an account created at first run or by sign-up: a self-hosted install owns every feature. */
   defaultPlan: 'free' | 'professional' | 'business';
   /** Who may create a new account: nobody, people with an invitation (to an existing one), or anyone who confirms an e-mail. */
@@ -240,6 +246,9 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetryBaseMs: integer(env, 'EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     eventMaxAttempts: integer(env, 'EVENT_MAX_ATTEMPTS', 8, 1, 50),
     sofficePath: env.SOFFICE_PATH || undefined,
+    convertTimeoutSeconds: integer(env, 'CONVERT_TIMEOUT_SECONDS', 120, 5, 3600),
+    convertMemoryMb: integer(env, 'CONVERT_MEMORY_MB', 2048, 512, 65536),
+    jobConcurrency: integer(env, 'JOB_CONCURRENCY', 1, 1, 16),
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
     defaultPlan: oneOf(env, 'DEFAULT_PLAN', ['free', 'professional', 'business'] as const, 'business'),
     signup: oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'invite'),

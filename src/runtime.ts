@@ -60,6 +60,10 @@ import { createUsersService } from './modules/users/users.service.js';
 import { createTwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { createOtpService } from './modules/visits/otp.service.js';
 import { createVisitsService } from './modules/visits/visits.service.js';
+import { createDocumentSummaries, createPagesService } from './modules/documents/pages.service.js';
+import { createRenditions, DOCUMENT_JOB } from './modules/documents/renditions.js';
+import { createOfficeConverter } from './infra/convert/office-converter.js';
+import { findSoffice } from './infra/convert/locate-soffice.js';
 
 /**
  * Everything the app runs on, built once from the configuration: connections first,
@@ -140,15 +144,35 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     audit,
     payments: stripeConnect,
     agreements: agreementPolicy,
+    documents: createDocumentSummaries({ db }),
   });
   const agreements = createAgreementsService({ db, clock, links, audit });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy });
   const idempotency = createIdempotencyService({ db, clock, log });
-  const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency });
   // What /metrics serves besides the HTTP series: the job runner's.
   const metrics = config.metricsToken ? new (promClient().Registry)() : undefined;
-  // All background work that must not be lost (mail, event deliveries) runs as jobs; kinds are registered below.
+  // All background work that must not be lost (mail, event deliveries, documents) runs as jobs; kinds are registered as they are built.
   const jobs = createJobRunner({ db, clock, log, registry: metrics });
+  const converter = createOfficeConverter({
+    // Without LibreOffice the converter reports itself unavailable and Office files stay downloads.
+    sofficePath: findSoffice(config.sofficePath, process.env.PATH) ?? 'soffice-not-installed',
+    timeoutMs: config.convertTimeoutSeconds * 1000,
+    memoryLimitMb: config.convertMemoryMb,
+  });
+  const renditions = createRenditions({
+    db,
+    clock,
+    intake,
+    reader,
+    blobs,
+    converter,
+    jobs,
+    links,
+    convertTimeoutMs: config.convertTimeoutSeconds * 1000,
+    concurrency: config.jobConcurrency,
+  });
+  jobs.register(DOCUMENT_JOB, renditions.job);
+  const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency, renditions });
   const integrations = createIntegrationsService({
     db,
     clock,
@@ -238,6 +262,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     agreements,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, links, events });
+  const pages = createPagesService({ db, clock, reader, visits, links, renditions });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
@@ -305,6 +330,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     owners: [
       { prefix: 'links/', storedKeys: createLinkRecords({ db }).storedBlobKeys },
       { prefix: 'branding/', storedKeys: branding.storedLogoKeys },
+      renditions.blobOwner,
     ],
     log,
   });
@@ -349,6 +375,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       otp,
       visits,
       documents,
+      pages,
       accessRequests,
       templates,
       blockList,

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
+import { findSoffice, isExecutableFile } from '../infra/convert/locate-soffice.js';
 import { unwrapFileKey } from '../infra/crypto/envelope.js';
 import { findMasterKey, MASTER_KEY_FILE } from '../infra/crypto/master-key.js';
 import { SEGMENT_SIZE } from '../infra/crypto/segmented-aead.js';
@@ -153,26 +154,10 @@ async function checkRedis(config: Config): Promise<[Status, string]> {
   }
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** LibreOffice turns Office documents into PDF; without it they are offered as downloads only. */
 function checkConverter(config: Config, env: Record<string, string | undefined>): [Status, string] {
-  const configured = config.sofficePath;
-  if (configured) {
-    return isExecutable(configured) ? ['ok', `LibreOffice at ${configured}`] : ['FAIL', `SOFFICE_PATH ${configured} is not an executable file`];
-  }
-  const found = (env.PATH ?? '')
-    .split(path.delimiter)
-    .filter(Boolean)
-    .map((dir) => path.join(dir, 'soffice'))
-    .find(isExecutable);
+  const found = findSoffice(config.sofficePath, env.PATH);
+  if (config.sofficePath && !isExecutableFile(config.sofficePath)) return ['FAIL', `SOFFICE_PATH ${config.sofficePath} is not an executable file`];
   if (found) return ['ok', `LibreOffice at ${found}`];
   return ['warn', 'LibreOffice (soffice) is not installed: Office documents cannot be converted (apt-get install libreoffice-writer-nogui …)'];
 }

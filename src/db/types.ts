@@ -364,6 +364,38 @@ export interface ViewAlertsTable {
   in_digest: Generated<number>;
 }
 
+/** One version of a paged file and how far its rendering is (0023). */
+export interface DocumentsTable {
+  id: Generated<number>;
+  account_id: number;
+  link_id: string;
+  version: number;
+  /** `processing`, `ready` or `failed` */
+  status: string;
+  page_count: number | null;
+  error: string | null;
+  pdf_blob_key: string | null;
+  pdf_wrapped_key: string | null;
+  pdf_size: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A rendered page: its image and thumbnail (sealed blobs) and its text (0023). */
+export interface DocumentPagesTable {
+  document_id: number;
+  page: number;
+  width: number;
+  height: number;
+  image_key: string;
+  image_wrapped_key: string;
+  image_size: number;
+  thumbnail_key: string;
+  thumbnail_wrapped_key: string;
+  thumbnail_size: number;
+  text: string;
+}
+
 /** An agreement (NDA) of an account (0022): Markdown text, or a PDF held by one of its links. */
 export interface AgreementsTable {
   id: Generated<number>;
@@ -553,6 +585,8 @@ export interface Database {
   view_alerts: ViewAlertsTable;
   agreements: AgreementsTable;
   agreement_acceptances: AgreementAcceptancesTable;
+  documents: DocumentsTable;
+  document_pages: DocumentPagesTable;
   account_analytics_totals: AccountAnalyticsTotalsTable;
   jobs: JobsTable;
   idempotent_requests: IdempotentRequestsTable;

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -48,23 +46,10 @@ export async function servePageAssets(app: FastifyInstance, files: { stylesheet:
   );
 }
 
-/** The visitor pages' own assets and pdf.js, all from our origin. */
+/** The visitor pages' own stylesheet and script, from our origin. */
 export async function registerViewerAssets(app: FastifyInstance): Promise<void> {
   await servePageAssets(app, {
     stylesheet: path.join(here, 'assets', 'viewer.css'),
     script: VIEWER_SCRIPT,
-  });
-
-  const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  await app.register(async (scope) => {
-    await scope.register(fastifyStatic, {
-      root: pdfjsRoot,
-      prefix: '/assets/pdfjs/',
-      allowedPath: (pathName) => /^\/(build\/pdf(\.worker)?\.min\.mjs|standard_fonts\/[\w.-]+|cmaps\/[\w.-]+)$/.test(pathName),
-      decorateReply: false,
-      maxAge: 86_400_000,
-      index: false,
-      list: false,
-    });
   });
 }

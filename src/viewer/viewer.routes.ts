@@ -7,6 +7,7 @@ import { AppError, forbidden } from '../core/errors.js';
 import { contentDisposition, sendFile } from '../core/file-response.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentContent, DocumentView, DocumentsService } from '../modules/documents/documents.service.js';
+import type { PagesService } from '../modules/documents/pages.service.js';
 import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { Gate, GateState, LinkPreview, RoomView, Visitor, VisitorPage, VisitsService } from '../modules/visits/visits.service.js';
@@ -20,6 +21,7 @@ interface ViewerDeps {
     'enter' | 'page' | 'giveEmail' | 'acceptAgreement' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'
   >;
   documents: Pick<DocumentsService, 'contentFor' | 'downloadFor' | 'agreementPdfFor'>;
+  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -88,7 +90,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, documents, brandFor, accountForHost, purchases, publicUrl, clock, previewImageOf } = deps;
+  const { visits, documents, pages, brandFor, accountForHost, purchases, publicUrl, clock, previewImageOf } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
@@ -200,6 +202,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         sizeLabel: sizeLabel(document.size),
         presentation: document.presentation,
         contentUrl: `${place.base}/content`,
+        manifestUrl: `${place.base}/pages.json`,
         trackUrl: `${place.base}/track`,
         previewPages: document.previewPages,
         bookingUrl: document.bookingUrl,
@@ -304,6 +307,36 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
     });
+  }
+
+  /** The pages of a paged document the visitor may see so far, with where to fetch each (the version in the URL: a replacement gets new ones). */
+  for (const url of onLinkAndInRoom('/pages.json')) {
+    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+      const place = placeOf(request.params);
+      const manifest = await pages.manifestFor(place.linkId, await visitorAt(request, place));
+      const at = (number: number, suffix: string) => `${place.base}/pages/${number}${suffix}?v=${manifest.version}`;
+      reply.header('cache-control', 'private, no-store');
+      return {
+        ...manifest,
+        pages: manifest.pages.map((page) => ({ ...page, imageUrl: at(page.number, ''), thumbnailUrl: at(page.number, '/thumbnail') })),
+      };
+    });
+  }
+
+  const PageParams = Type.Object({ ...PlaceParams.properties, page: Type.Integer({ minimum: 1, maximum: 100_000 }) });
+
+  /** A page image (or its thumbnail): stamped for this visit when the link watermarks; 404 past a preview. */
+  for (const [suffix, kind] of [
+    ['/pages/:page', 'page'],
+    ['/pages/:page/thumbnail', 'thumbnail'],
+  ] as const) {
+    for (const url of onLinkAndInRoom(suffix)) {
+      app.get(url, { schema: { hide: true, params: PageParams } }, async (request, reply) => {
+        const place = placeOf(request.params);
+        const image = await pages.pageImageFor(place.linkId, await visitorAt(request, place), request.params.page, kind);
+        return reply.type(image.mime).header('cache-control', 'private, max-age=3600').header('content-disposition', 'inline').send(image.bytes);
+      });
+    }
   }
 
   const CheckoutBody = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });

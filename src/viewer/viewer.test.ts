@@ -3,8 +3,9 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { createLink } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
-import { makePdf, pdfPageTexts } from '../../test/helpers/pdf.js';
+import { makePdf } from '../../test/helpers/pdf.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
+import { waitFor } from '../../test/helpers/wait.js';
 
 const MINUTE = 60_000;
 
@@ -35,7 +36,7 @@ test('an ungated link opens a session at once, counts one view, and serves the d
 
   const page = await visitor.get(`/v/${id}`);
   assert.equal(page.status, 200);
-  assert.match(page.text, /id="pdf-pages"/);
+  assert.match(page.text, /id="paged-viewer"/);
   assert.match(page.headers.get('content-security-policy')!, /frame-ancestors 'self'/);
   assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
   const cookie = page.headers.getSetCookie()[0]!;
@@ -43,16 +44,16 @@ test('an ungated link opens a session at once, counts one view, and serves the d
   assert.match(cookie, /SameSite=Lax/);
   assert.match(cookie, new RegExp(`Path=/v/${id}`));
 
-  const content = await visitor.get(`/v/${id}/content`);
-  assert.equal(content.status, 200);
-  assert.equal(content.headers.get('cache-control'), 'private, no-store');
-  assert.ok(content.bytes.equals(pdf), 'no watermark, no preview: the file as uploaded');
+  const pages = await visitor.get(`/v/${id}/pages.json`);
+  assert.equal(pages.status, 200);
+  assert.equal(pages.headers.get('cache-control'), 'private, no-store');
+  assert.equal((await visitor.get(`/v/${id}/content`)).status, 404, 'a PDF leaves as page images only');
   await visitor.get(`/v/${id}`);
   assert.equal(await viewsOf(http, id), 1, 'one session, one view');
   assert.equal((await http.get(`/api/links/${id}`)).body.views, 1);
 });
 
-test('document bytes need a session of that very link', async (t) => {
+test('document pages need a session of that very link', async (t) => {
   let now = Date.now();
   const app = await startApp(t, { clock: () => now });
   const { http } = await app.createAccount('professional');
@@ -60,21 +61,21 @@ test('document bytes need a session of that very link', async (t) => {
   const b = await createLink(http, await makePdf(1), 'b.pdf', { addPassword: '1', password: 'pw' });
 
   const stranger = new VisitorClient(app.url);
-  assert.equal((await stranger.get(`/v/${b}/content`)).status, 403, 'no session');
+  assert.equal((await stranger.get(`/v/${b}/pages.json`)).status, 403, 'no session');
 
   const visitor = new VisitorClient(app.url);
   await visitor.get(`/v/${a}`);
-  assert.equal((await visitor.get(`/v/${a}/content`)).status, 200);
+  assert.equal((await visitor.get(`/v/${a}/pages.json`)).status, 200);
   visitor.transplantCookie(`/v/${a}`, `/v/${b}`);
-  assert.equal((await visitor.get(`/v/${b}/content`)).status, 403, "another link's session");
+  assert.equal((await visitor.get(`/v/${b}/pages.json`)).status, 403, "another link's session");
 
   now += 61_000;
-  assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after the session TTL');
+  assert.equal((await visitor.get(`/v/${a}/pages.json`)).status, 403, 'after the session TTL');
   assert.equal((await visitor.get(`/v/${a}`)).status, 200, 'a new session opens (the link has no gate)');
   assert.equal(await viewsOf(http, a), 2);
 
   await http.patch(`/api/links/${a}/active`, { isActive: false });
-  assert.equal((await visitor.get(`/v/${a}/content`)).status, 403, 'after deactivation');
+  assert.equal((await visitor.get(`/v/${a}/pages.json`)).status, 403, 'after deactivation');
   const deactivated = await visitor.get(`/v/${a}`);
   assert.equal(deactivated.status, 403);
   assert.match(deactivated.text, /deactivated/);
@@ -238,21 +239,31 @@ test('watermark and preview are burned in on the server', async (t) => {
   await visitor.post(`/v/${marked}/otp`, { email: 'zoe@example.com' });
   await visitor.post(`/v/${marked}/otp/verify`, { code: await lastCodeFor(app, 'zoe@example.com') });
   await visitor.get(`/v/${marked}`);
-  const content = await visitor.get(`/v/${marked}/content`);
-  assert.equal(content.status, 200);
-  assert.ok(!content.bytes.equals(original));
-  const texts = await pdfPageTexts(content.bytes);
-  assert.equal(texts.length, 5);
-  for (const text of texts) assert.match(text.replace(/\s+/g, ''), /zoe@example\.com/);
+  assert.equal((await visitor.get(`/v/${marked}/content`)).status, 404, 'a watermarked visitor never receives the PDF');
+  await waitFor(
+    async () => (await http.get(`/api/links/${marked}`)).body.document.status,
+    (status) => status === 'ready',
+    60_000,
+  );
+  const manifest = JSON.parse((await visitor.get(`/v/${marked}/pages.json`)).text) as { pages: { text: string | null }[] };
+  assert.equal(manifest.pages.length, 5);
+  assert.ok(
+    manifest.pages.every((page) => page.text === null),
+    'no clean text under a watermark',
+  );
+  const stamped = await visitor.get(`/v/${marked}/pages/1`);
+  assert.equal(stamped.headers.get('content-type'), 'image/webp');
 
   const preview = await createLink(http, original, 'preview.pdf', { previewPages: '2' });
   const reader = new VisitorClient(app.url);
   await reader.get(`/v/${preview}`);
-  const cut = await reader.get(`/v/${preview}/content`);
-  assert.equal(cut.headers.get('x-total-pages'), '5');
-  const cutTexts = await pdfPageTexts(cut.bytes);
-  assert.equal(cutTexts.length, 2);
-  assert.match(cutTexts[1]!, /PAGE 2/);
+  await waitFor(
+    async () => JSON.parse((await reader.get(`/v/${preview}/pages.json`)).text) as { status: string; totalPages: number; visiblePages: number },
+    (cut) => cut.status === 'ready',
+    60_000,
+  ).then((cut) => assert.deepEqual([cut.totalPages, cut.visiblePages], [5, 2]));
+  assert.equal((await reader.get(`/v/${preview}/pages/3`)).status, 404, 'past the preview');
+  assert.equal((await reader.get(`/v/${preview}/content`)).status, 404);
 
   const video = await createLink(http, Buffer.from('\x00\x00\x00\x18ftypmp42'), 'clip.mp4', { hasWatermark: '1' });
   const watcher = new VisitorClient(app.url);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import { after, test } from 'node:test';
-import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { closeBrowser, openPage, screenshot, waitForPages } from '../helpers/browser.js';
 import { sha256 } from '../helpers/files.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -17,7 +17,7 @@ test('buying the original: preview, pay on Stripe Checkout, come back with sessi
   const page = await openPage(t);
 
   await page.goto(`${app.url}/v/${linkId}`);
-  await page.waitForSelector('#pdf-pages[data-rendered="2"]', { timeout: 20_000 });
+  await waitForPages(page, 2);
   await page.getByRole('heading', { name: 'Download the original — €12.00' }).waitFor();
   await screenshot(page, 'payments-offer');
 
@@ -28,7 +28,7 @@ test('buying the original: preview, pay on Stripe Checkout, come back with sessi
   await page.getByRole('button', { name: 'Pay' }).click();
 
   await page.waitForURL(new RegExp(`/v/${linkId}\\?session_id=cs_test_\\w+$`));
-  await page.waitForSelector('#pdf-pages[data-rendered="2"]', { timeout: 20_000 });
+  await waitForPages(page, 2);
   await screenshot(page, 'payments-paid');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the original' }).click()]);
   assert.equal(download.suggestedFilename(), 'Market study.pdf');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
-import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { closeBrowser, openPage, screenshot, waitForPages } from '../helpers/browser.js';
 import { createLink } from '../helpers/files.js';
 import { makePdf } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
@@ -42,7 +42,7 @@ test('portal journey: e-mail, code from the SMTP server, the list, a link with a
   await screenshot(page, 'portal-list');
 
   await page.getByRole('link', { name: /Quarterly report\.pdf/ }).click();
-  await page.waitForSelector('#pdf-pages[data-rendered="2"]', { timeout: 20_000 });
+  await waitForPages(page, 2);
   assert.equal(new URL(page.url()).pathname, `/v/${report}`);
   assert.equal(await page.getByLabel('E-mail address').count(), 0, 'no OTP asked again');
   await screenshot(page, 'portal-document');
@@ -55,7 +55,7 @@ test('portal journey: e-mail, code from the SMTP server, the list, a link with a
   await screenshot(page, 'portal-password');
   await page.getByLabel('Password').fill('open sesame');
   await page.getByRole('button', { name: 'Open' }).click();
-  await page.waitForSelector('#pdf-pages[data-rendered="1"]', { timeout: 20_000 });
+  await waitForPages(page, 1);
 
   await page.goto(`${app.url}/p/dana-ltd`);
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -193,7 +193,7 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
     const page = await client.get(`/v/${linkId}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /class="document"/, 'straight to the document');
-    assert.equal((await client.get(`/v/${linkId}/content`)).status, 200);
+    assert.equal((await client.get(`/v/${linkId}/pages.json`)).status, 200);
   }
   const visit = await app.runtime.database.db
     .selectFrom('visits')

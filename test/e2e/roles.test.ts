@@ -96,6 +96,7 @@ const ACCESS: Record<string, Access> = {
   'GET /api/agreements': 'member',
   'POST /api/agreements': 'member',
   'GET /api/agreements/{id}': 'member',
+  'GET /api/links/{id}/pages/{page}/thumbnail': 'member',
   'PATCH /api/agreements/{id}': 'member',
   'DELETE /api/agreements/{id}': 'member',
   'GET /api/links/{id}/agreements': 'member',

@@ -3,9 +3,10 @@ import { test, type TestContext } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLink } from '../helpers/files.js';
 import type { HttpClient } from '../helpers/http.js';
-import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
+import { makePdf } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
+import { waitFor } from '../helpers/wait.js';
 
 // A link inside a data room keeps its own gates: the room's session only lets the visitor reach them.
 
@@ -47,8 +48,8 @@ test('a password child is not served inside the room without its password, and i
   assert.equal(gate.status, 200);
   assert.match(gate.text, /protected by a password/);
   assert.match(gate.text, new RegExp(`action="${child}/password"`));
-  assert.doesNotMatch(gate.text, /id="pdf-pages"/);
-  assert.equal((await visitor.get(`${child}/content`)).status, 403, 'the room session alone does not serve it');
+  assert.doesNotMatch(gate.text, /id="paged-viewer"/);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403, 'the room session alone does not serve it');
   assert.equal(await viewsOf(owner, secret), 0);
   const roomPage = (await visitor.get(`/v/${room}`)).text;
   assert.match(roomEntry(roomPage, 'Secret.pdf'), /class="lock"[^>]*>.*<span class="visually-hidden">Protected: asks for a password<\/span>/s);
@@ -57,7 +58,7 @@ test('a password child is not served inside the room without its password, and i
   const wrong = await visitor.post(`${child}/password`, { password: 'nope' });
   assert.equal(wrong.status, 422);
   assert.match(wrong.text, /password is not right/);
-  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403);
 
   const right = await visitor.post(`${child}/password`, { password: 'open sesame' });
   assert.equal(right.status, 303);
@@ -69,21 +70,20 @@ test('a password child is not served inside the room without its password, and i
 
   const page = await visitor.get(child);
   assert.equal(page.status, 200);
-  assert.match(page.text, new RegExp(`data-content-url="${child}/content"`));
+  assert.match(page.text, new RegExp(`data-manifest-url="${child}/pages.json"`));
   assert.match(page.text, new RegExp(`data-track-url="${child}/track"`));
   assert.match(page.text, new RegExp(`href="/v/${room}"`), 'back to the room');
-  const content = await visitor.get(`${child}/content`);
-  assert.equal(content.status, 200);
-  assert.ok(content.bytes.equals(pdf));
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 200);
+  assert.equal((await visitor.get(`${child}/content`)).status, 404, 'a PDF leaves as page images only');
   assert.equal(await viewsOf(owner, secret), 1, 'the view inside the room counts on the child');
 
-  assert.equal((await visitor.get(`/v/${secret}/content`)).status, 403, 'the child visit belongs to the room path only');
+  assert.equal((await visitor.get(`/v/${secret}/pages.json`)).status, 403, 'the child visit belongs to the room path only');
   const stranger = new VisitorClient(app.url);
   const outside = await stranger.get(child);
   assert.equal(outside.status, 303, 'no room session: back to the room page');
   assert.equal(outside.headers.get('location'), `/v/${room}`);
   assert.equal((await stranger.post(`${child}/password`, { password: 'open sesame' })).headers.get('location'), `/v/${room}`);
-  assert.equal((await stranger.get(`${child}/content`)).status, 403);
+  assert.equal((await stranger.get(`${child}/pages.json`)).status, 403);
 });
 
 test('views inside a room count on the child, up to its cap: then "View limit reached" (410)', async (t) => {
@@ -97,8 +97,8 @@ test('views inside a room count on the child, up to its cap: then "View limit re
   assert.doesNotMatch(roomEntry((await first.get(`/v/${room}`)).text, 'Once.pdf'), /class="lock"/);
   const opened = await first.get(child);
   assert.equal(opened.status, 200);
-  assert.match(opened.text, /id="pdf-pages"/);
-  assert.equal((await first.get(`${child}/content`)).status, 200);
+  assert.match(opened.text, /id="paged-viewer"/);
+  assert.equal((await first.get(`${child}/pages.json`)).status, 200);
   await first.get(child);
   assert.equal(await viewsOf(owner, capped), 1, 'one child session, one view');
   assert.equal(await viewsOf(owner, room), 1);
@@ -114,7 +114,7 @@ test('views inside a room count on the child, up to its cap: then "View limit re
   const limited = await second.get(child);
   assert.equal(limited.status, 410);
   assert.match(limited.text, /View limit reached/);
-  assert.equal((await second.get(`${child}/content`)).status, 403);
+  assert.equal((await second.get(`${child}/pages.json`)).status, 403);
   assert.equal(await viewsOf(owner, capped), 1);
 });
 
@@ -133,7 +133,7 @@ test('an OTP child asks for its own code, unless the room already verified an ad
   const gate = await visitor.get(child);
   assert.match(gate.text, /Send me a code/);
   assert.match(gate.text, new RegExp(`action="${child}/otp"`));
-  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403);
   assert.match(roomEntry((await visitor.get(`/v/${openRoom}`)).text, 'ForDana.pdf'), /Protected: asks for an e-mailed code/);
   assert.equal((await visitor.post(`${child}/otp`, { email: 'eve@evil.com' })).status, 422);
   assert.equal((await visitor.post(`${child}/otp`, { email: 'dana@acme.com' })).status, 303);
@@ -141,8 +141,8 @@ test('an OTP child asks for its own code, unless the room already verified an ad
   assert.match(codeStep.text, new RegExp(`action="${child}/otp/verify"`));
   const verified = await visitor.post(`${child}/otp/verify`, { code: otpCodeIn(await smtp.waitFor('dana@acme.com')) });
   assert.equal(verified.status, 303);
-  assert.match((await visitor.get(child)).text, /id="pdf-pages"/);
-  assert.equal((await visitor.get(`${child}/content`)).status, 200);
+  assert.match((await visitor.get(child)).text, /id="paged-viewer"/);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 200);
 
   // A room behind its own OTP gate: the address it verified passes the child's gate when admitted there.
   const otpRoom = (await owner.post('/api/links/room', { name: 'Acme room', children_ids: [forDana, forAnn] })).body.id;
@@ -158,13 +158,19 @@ test('an OTP child asks for its own code, unless the room already verified an ad
 
   const trusted = await dana.get(`/v/${otpRoom}/d/${forDana}`);
   assert.equal(trusted.status, 200);
-  assert.match(trusted.text, /id="pdf-pages"/, 'straight to the document');
-  const stamped = await dana.get(`/v/${otpRoom}/d/${forDana}/content`);
-  assert.equal(stamped.status, 200);
-  assert.match((await pdfPageTexts(stamped.bytes))[0]!, /dana@acme\.com/, "the watermark names the room's visitor");
+  assert.match(trusted.text, /id="paged-viewer"/, 'straight to the document');
+  const stamped = await waitFor(
+    async () => JSON.parse((await dana.get(`/v/${otpRoom}/d/${forDana}/pages.json`)).text) as { pages: { text: string | null }[] },
+    (manifest) => manifest.pages.length === 1,
+    60_000,
+  );
+  assert.ok(
+    stamped.pages.every((page) => page.text === null),
+    "the room's watermark applies to its files",
+  );
   const notAdmitted = await dana.get(`/v/${otpRoom}/d/${forAnn}`);
   assert.match(notAdmitted.text, /Send me a code/, 'an address the child does not admit does not pass');
-  assert.equal((await dana.get(`/v/${otpRoom}/d/${forAnn}/content`)).status, 403);
+  assert.equal((await dana.get(`/v/${otpRoom}/d/${forAnn}/pages.json`)).status, 403);
 
   const analytics = (await owner.get(`/api/links/${forDana}/analytics`)).body;
   assert.equal(analytics.views, 2);
@@ -185,7 +191,7 @@ test('an approval child asks for access inside the room and continues once the o
   const gate = await visitor.get(child);
   assert.match(gate.text, /Request access/);
   assert.match(gate.text, new RegExp(`action="${child}/access"`));
-  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403);
   assert.match(
     roomEntry((await visitor.get(`/v/${room}`)).text, 'Approved.pdf'),
     /Protected: asks for the owner&#39;s approval|Protected: asks for the owner's approval/,
@@ -194,14 +200,14 @@ test('an approval child asks for access inside the room and continues once the o
   const waiting = await visitor.get(child);
   assert.match(waiting.text, new RegExp(`data-status-url="${child}/status"`));
   assert.deepEqual(JSON.parse((await visitor.get(`${child}/status`)).text), { step: 'approval-pending' });
-  assert.equal((await visitor.get(`${child}/content`)).status, 403);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403);
 
   const [request] = (await owner.get(`/api/links/${approved}/requests`)).body.requests;
   assert.equal(request.email, 'lee@client.example');
   assert.equal((await owner.patch(`/api/links/${approved}/requests/${request.id}`, { status: 'approved' })).status, 200);
   assert.deepEqual(JSON.parse((await visitor.get(`${child}/status`)).text), { step: 'approved' });
-  assert.match((await visitor.get(child)).text, /id="pdf-pages"/);
-  assert.equal((await visitor.get(`${child}/content`)).status, 200);
+  assert.match((await visitor.get(child)).text, /id="paged-viewer"/);
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 200);
   assert.equal(await viewsOf(owner, approved), 1);
 });
 
@@ -217,7 +223,7 @@ test("a link that is not one of the room's is not found inside it", async (t: Te
   assert.equal(missing.status, 404);
   assert.match(missing.text, /Document not found/);
   assert.deepEqual(missing.headers.getSetCookie(), []);
-  assert.equal((await visitor.get(`/v/${room}/d/${outsider}/content`)).status, 403);
+  assert.equal((await visitor.get(`/v/${room}/d/${outsider}/pages.json`)).status, 403);
   assert.equal((await visitor.post(`/v/${room}/d/${outsider}/password`, { password: 'x' })).status, 404);
   assert.equal(await viewsOf(owner, outsider), 0);
 

@@ -2,20 +2,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
-import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { closeBrowser, openPage, screenshot, until, waitForPages } from '../helpers/browser.js';
 import { createLink } from '../helpers/files.js';
 import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 
 after(closeBrowser);
 
-/** Waits until pdf.js has drawn every page of the document. */
-async function waitForPdf(page: import('playwright-core').Page, pages: number): Promise<void> {
-  await page.waitForSelector(`#pdf-pages[data-rendered="${pages}"]`, { timeout: 20_000 });
-  assert.equal(await page.locator('#pdf-pages canvas').count(), pages);
-}
-
-test('OTP journey: e-mail, code from the SMTP server, document rendered by pdf.js', async (t) => {
+test('OTP journey: e-mail, code from the SMTP server, document shown as page images rendered on the server', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'linkvault <share@example.com>' } });
   const { http } = await app.createAccount('professional');
@@ -33,7 +27,7 @@ test('OTP journey: e-mail, code from the SMTP server, document rendered by pdf.j
   assert.equal(mail.from, 'share@example.com');
   await page.getByLabel('Code').fill(otpCodeIn(mail));
   await page.getByRole('button', { name: 'Continue' }).click();
-  await waitForPdf(page, 3);
+  await waitForPages(page, 3);
   await screenshot(page, 'document-pdf');
 });
 
@@ -50,7 +44,7 @@ test('password journey: wrong, then right', async (t) => {
   await screenshot(page, 'password-wrong');
   await page.getByLabel('Password').fill('open sesame');
   await page.getByRole('button', { name: 'Open' }).click();
-  await waitForPdf(page, 1);
+  await waitForPages(page, 1);
 });
 
 test('approval journey: the waiting page proceeds by itself once the owner approves; a denied one says so', async (t) => {
@@ -66,7 +60,7 @@ test('approval journey: the waiting page proceeds by itself once the owner appro
 
   const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
   assert.equal((await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })).status, 200);
-  await waitForPdf(page, 2); // no reload by the test: the page polls and continues
+  await waitForPages(page, 2); // no reload by the test: the page polls and continues
 
   const denied = await openPage(t);
   await denied.goto(`${app.url}/v/${id}`);
@@ -117,10 +111,10 @@ test('data room: the list of its links, each opening inside the room session wit
   await page.getByRole('link', { name: /Deck\.pdf/ }).waitFor();
   await screenshot(page, 'room');
   await page.getByRole('link', { name: /Model\.pdf/ }).click();
-  await waitForPdf(page, 1);
+  await waitForPages(page, 1);
   await page.getByRole('link', { name: /Series A/ }).click();
   await page.getByRole('link', { name: /Deck\.pdf/ }).click();
-  await waitForPdf(page, 2);
+  await waitForPages(page, 2);
   const views = await app.runtime.database.db.selectFrom('links').select(['id', 'views']).where('id', 'in', [room, deck, model]).execute();
   assert.deepEqual(
     Object.fromEntries(views.map((v) => [v.id, v.views])),
@@ -129,7 +123,7 @@ test('data room: the list of its links, each opening inside the room session wit
   );
 });
 
-test('preview: the server sends N pages and the page says "Preview: N of M pages"', async (t) => {
+test('preview: the server sends N pages and the page says "Preview: N of M pages"; a watermarked browser never receives a PDF', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makePdf(5), 'Report.pdf', {
@@ -138,9 +132,16 @@ test('preview: the server sends N pages and the page says "Preview: N of M pages
     bookingUrl: 'https://cal.example.com/me',
   });
   const page = await openPage(t);
+  const types: string[] = [];
+  page.on('response', (response) => types.push(response.headers()['content-type'] ?? ''));
   await page.goto(`${app.url}/v/${id}`);
-  await waitForPdf(page, 2);
+  await waitForPages(page, 2);
   assert.equal(await page.locator('#preview-note').innerText(), 'Preview: 2 of 5 pages');
+  assert.ok(
+    types.some((type) => type.startsWith('image/webp')),
+    'pages arrive as images',
+  );
+  assert.ok(!types.some((type) => type.startsWith('application/pdf')), `no PDF reaches the browser: ${types.join(', ')}`);
   assert.equal(await page.getByRole('link', { name: 'Book a meeting' }).getAttribute('href'), 'https://cal.example.com/me');
   await screenshot(page, 'preview-watermarked');
 });
@@ -154,7 +155,7 @@ test('e-mail gate and block list: the address opens the document, a blocked doma
   await screenshot(page, 'email-gate');
   await page.getByLabel('E-mail address').fill('ana@example.org');
   await page.getByRole('button', { name: 'Continue' }).click();
-  await waitForPdf(page, 2);
+  await waitForPages(page, 2);
 
   const blocked = await openPage(t);
   await blocked.goto(`${app.url}/v/${id}`);
@@ -173,13 +174,13 @@ test('download button: absent unless allowed; when allowed, the saved PDF is sta
   const page = await openPage(t);
 
   await page.goto(`${app.url}/v/${closed}`);
-  await waitForPdf(page, 1);
+  await waitForPages(page, 1);
   assert.equal(await page.getByRole('link', { name: 'Download' }).count(), 0);
 
   await page.goto(`${app.url}/v/${open}`);
   await page.getByLabel('E-mail address').fill('ana@example.org');
   await page.getByRole('button', { name: 'Continue' }).click();
-  await waitForPdf(page, 1);
+  await waitForPages(page, 1);
   await screenshot(page, 'document-download');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
   assert.equal(download.suggestedFilename(), 'Memo.pdf');
@@ -200,10 +201,57 @@ test('agreement gate: the document waits until the visitor names themselves and 
   await page.getByLabel('E-mail address').fill('ana@example.org');
   await page.getByRole('button', { name: 'Accept and continue' }).click();
   assert.equal(new URL(page.url()).pathname, `/v/${id}`, 'the unticked form is not sent');
-  assert.equal(await page.locator('#pdf-pages').count(), 0);
+  assert.equal(await page.locator('#paged-viewer').count(), 0);
   await screenshot(page, 'agreement-gate');
   await page.getByLabel('I have read and agree to Mutual NDA').check();
   await page.getByRole('button', { name: 'Accept and continue' }).click();
-  await waitForPdf(page, 1);
+  await waitForPages(page, 1);
   assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances[0].name, 'Ana Lima');
 });
+
+for (const viewport of [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+]) {
+  test(`paged viewer at ${viewport.width} px: counter, next and previous, arrow keys, thumbnails, zoom, no sideways overflow`, async (t) => {
+    const app = await startApp(t);
+    const { http } = await app.createAccount('professional');
+    const id = await createLink(http, await makePdf(6), 'Deck.pdf');
+    const page = await openPage(t, { viewport });
+    await page.goto(`${app.url}/v/${id}`);
+    await waitForPages(page, 6);
+    const counter = page.getByLabel('Page', { exact: true });
+    assert.equal(await counter.inputValue(), '1');
+    assert.equal(await page.locator('#viewer-page-count').innerText(), '6');
+    assert.ok(await page.getByRole('button', { name: 'Previous page' }).isDisabled(), 'no page before the first');
+
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await until(async () => (await counter.inputValue()) === '2');
+    await page.locator('#paged-viewer').focus();
+    await page.keyboard.press('ArrowRight');
+    await until(async () => (await counter.inputValue()) === '3');
+    await page.keyboard.press('End');
+    await until(async () => (await counter.inputValue()) === '6');
+    assert.ok(await page.getByRole('button', { name: 'Next page' }).isDisabled(), 'no page after the last');
+
+    // A side column on wide screens, a strip to open on a phone.
+    const thumbnails = page.getByRole('button', { name: 'Thumbnails' });
+    if ((await thumbnails.getAttribute('aria-expanded')) !== 'true') await thumbnails.click();
+    await page.getByRole('button', { name: 'Page 2', exact: true }).click();
+    await until(async () => (await counter.inputValue()) === '2');
+    assert.equal(await page.getByRole('button', { name: 'Page 2', exact: true }).getAttribute('aria-current'), 'page');
+
+    const width = () =>
+      page
+        .locator('.viewer-page')
+        .first()
+        .evaluate((figure) => figure.getBoundingClientRect().width);
+    const before = await width();
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    assert.ok((await width()) > before, 'zoom in widens the page');
+    await page.getByRole('button', { name: 'Fit width' }).click();
+    const overflow = await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth);
+    assert.ok(overflow <= 0, `no sideways overflow at fit width (${overflow} px)`);
+    await screenshot(page, `paged-viewer-${viewport.width}`);
+  });
+}

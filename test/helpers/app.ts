@@ -8,6 +8,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Plan } from '../../src/core/plans.js';
+import { findSoffice } from '../../src/infra/convert/locate-soffice.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createHttpClient, type HttpClient } from './http.js';
 
@@ -69,6 +70,13 @@ async function isolatedPostgresUrl(t: TestContext, baseUrl: string): Promise<str
   return url.href;
 }
 
+const NO_LIBREOFFICE = '/nonexistent/soffice';
+/** The env override that gives a test app this machine's LibreOffice (undefined when it has none). */
+export const WITH_LIBREOFFICE: Record<string, string> | undefined = (() => {
+  const found = findSoffice(process.env.SOFFICE_PATH, process.env.PATH);
+  return found ? { SOFFICE_PATH: found } : undefined;
+})();
+
 /** The environment of a test app: its own data dir, database schema and Redis prefix. */
 export async function testEnv(t: TestContext, overrides: Record<string, string> = {}): Promise<Record<string, string>> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'linkvault-test-'));
@@ -82,6 +90,10 @@ export async function testEnv(t: TestContext, overrides: Record<string, string> 
     REDIS_PREFIX: `lvtest:${randomBytes(4).toString('hex')}:`,
     // A test server stops at once; the shutdown test sets its own drain.
     SHUTDOWN_DRAIN_SECONDS: '0',
+    // LibreOffice costs seconds of CPU per file: the many tests that upload a .txt or .csv run
+    // without it (their documents end failed, as on a server without it); the conversion tests
+    // pass WITH_LIBREOFFICE.
+    SOFFICE_PATH: NO_LIBREOFFICE,
   };
   if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = await isolatedPostgresUrl(t, process.env.TEST_DATABASE_URL);
   if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;

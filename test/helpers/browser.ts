@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { sleep } from './wait.js';
 
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results');
 const SYSTEM_CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -52,4 +53,29 @@ export async function closeBrowser(): Promise<void> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await fs.mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Waits until the paged viewer shows `pages` pages of a ready document and the first image has loaded. */
+export async function waitForPages(page: Page, pages: number, timeout = 60_000): Promise<void> {
+  await page.waitForSelector(`#paged-viewer[data-status="ready"][data-rendered="${pages}"]`, { timeout });
+  // A function, not a string: the viewer's CSP forbids eval.
+  await page.locator('.viewer-page-image').first().waitFor({ timeout });
+  await until(
+    () =>
+      page
+        .locator('.viewer-page-image')
+        .first()
+        .evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),
+    timeout,
+  );
+  if ((await page.locator('.viewer-page').count()) !== pages) throw new Error(`expected ${pages} pages in the viewer`);
+}
+
+/** Polls `check` every 50 ms until it holds, for at most `timeout` ms. */
+export async function until(check: () => Promise<boolean>, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeout} ms: ${check.toString()}`);
+    await sleep(50);
+  }
 }

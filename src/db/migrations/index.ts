@@ -21,6 +21,7 @@ import * as visitorDownloads from './0019-visitor-downloads.js';
 import * as viewAlerts from './0020-view-alerts.js';
 import * as linkPreviews from './0021-link-previews.js';
 import * as agreements from './0022-agreements.js';
+import * as documents from './0023-documents.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0020-view-alerts': viewAlerts,
   '0021-link-previews': linkPreviews,
   '0022-agreements': agreements,
+  '0023-documents': documents,
 };
 
 export const migrationProvider: MigrationProvider = {

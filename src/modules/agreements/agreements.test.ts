@@ -26,7 +26,7 @@ test('agreements: Markdown shown as safe HTML; a visitor accepts with name and e
   assert.equal(gate.status, 200);
   assert.match(gate.text, /class="agreement-text"[^>]*><h1>Mutual NDA<\/h1>/);
   assert.match(gate.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
-  assert.equal((await visitor.get(`/v/${id}/content`)).status, 403, 'nothing before accepting');
+  assert.equal((await visitor.get(`/v/${id}/pages.json`)).status, 403, 'nothing before accepting');
 
   const unticked = await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'ana@example.org' });
   assert.equal(unticked.status, 400);
@@ -34,7 +34,7 @@ test('agreements: Markdown shown as safe HTML; a visitor accepts with name and e
   assert.equal((await visitor.post(`/v/${id}/agreement`, { name: ' ', email: 'ana@example.org', agree: 'yes' })).status, 400);
   assert.equal((await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'Ana@Example.org', agree: 'yes' })).status, 303);
   assert.equal((await visitor.get(`/v/${id}`)).status, 200);
-  assert.equal((await visitor.get(`/v/${id}/content`)).status, 200);
+  assert.equal((await visitor.get(`/v/${id}/pages.json`)).status, 200);
 
   const { acceptances } = (await http.get(`/api/links/${id}/agreements`)).body;
   assert.equal(acceptances.length, 1);

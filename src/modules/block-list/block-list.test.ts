@@ -25,15 +25,15 @@ test('requireEmail: the address is asked, not verified, kept with the view; inva
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.requireEmail, true);
 
   const stranger = new VisitorClient(app.url);
-  assert.equal((await stranger.get(`/v/${id}/content`)).status, 403, 'no document before the address');
+  assert.equal((await stranger.get(`/v/${id}/pages.json`)).status, 403, 'no document before the address');
   const invalid = await stranger.post(`/v/${id}/email`, { email: 'not an address' });
   assert.equal(invalid.status, 400);
   assert.match(invalid.text, /valid e-mail address/);
 
   const { visitor, page } = await giveEmail(app.url, id, ' Ana@Example.ORG ');
   assert.equal(page.status, 200);
-  assert.match(page.text, /id="pdf-pages"|class="card document/);
-  assert.equal((await visitor.get(`/v/${id}/content`)).status, 200);
+  assert.match(page.text, /id="paged-viewer"|class="card document/);
+  assert.equal((await visitor.get(`/v/${id}/pages.json`)).status, 200);
   const analytics = (await http.get(`/api/links/${id}/analytics`)).body;
   assert.equal(analytics.views, 1);
   assert.deepEqual(
@@ -82,7 +82,7 @@ test("block lists: the link's and the account's refuse addresses and domains at 
   const mail = await smtp.waitFor('ana@example.org');
   assert.equal((await allowed.post(`/v/${coded}/otp/verify`, { code: otpCodeIn(mail) })).status, 303);
   assert.equal((await allowed.get(`/v/${coded}`)).status, 200, 'the view opens');
-  assert.equal((await allowed.get(`/v/${coded}/content`)).status, 200);
+  assert.equal((await allowed.get(`/v/${coded}/pages.json`)).status, 200);
   assert.ok(!smtp.received.some((message) => message.to.includes('bob@example.org')), 'no code was sent to the blocked address');
 
   // Approval: no request is opened for a blocked address.
@@ -94,7 +94,7 @@ test("block lists: the link's and the account's refuse addresses and domains at 
 
   // Blocking an address that already holds a session takes the document away at once.
   assert.equal((await http.put('/api/block-list', { emails: ['ana@example.org'], domains: [] })).status, 200);
-  assert.equal((await allowed.get(`/v/${coded}/content`)).status, 403);
+  assert.equal((await allowed.get(`/v/${coded}/pages.json`)).status, 403);
   assert.match((await allowed.get(`/v/${coded}`)).text, /Access denied/);
   const audit = (await http.get('/api/audit-log?limit=10')).body.entries.filter((entry: any) => entry.action === 'block_list.updated');
   assert.equal(audit.length, 2);

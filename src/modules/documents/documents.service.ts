@@ -12,21 +12,37 @@ import { viewerPathOf, type LinksService } from '../links/links.service.js';
 import { isCheckoutSessionId, salePriceOf } from '../payments/checkout.service.js';
 import { formatPrice } from '../payments/price.js';
 import type { Visitor, VisitorSession, VisitsService } from '../visits/visits.service.js';
+import { isPaged } from './renditions.js';
 import { canWatermarkImage, preparePdf, watermarkImage, type WatermarkStamp } from './watermark/index.js';
 
-export type Presentation = 'pdf' | 'image' | 'video' | 'audio' | 'download' | 'unmarkable';
+export type Presentation = 'pages' | 'image' | 'video' | 'audio' | 'download' | 'unmarkable';
 
 // Raster formats only: an SVG is a document that can carry script.
 const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
 
-/** How a file is shown; with a watermark, only what can carry the mark is shown at all. */
-export function presentationOf(mime: string, watermark: boolean): Presentation {
-  if (mime === 'application/pdf') return 'pdf';
+/**
+ * How a file is shown; with a watermark, only what can carry the mark is shown at all. PDFs and
+ * Office files are shown as page images drawn on the server (the mark burned into their pixels).
+ */
+export function presentationOf(file: Pick<LinkRow, 'mime' | 'name' | 'kind'>, watermark: boolean): Presentation {
+  const { mime } = file;
+  if (isPaged(file)) return 'pages';
   if (INLINE_IMAGES.has(mime)) return !watermark || canWatermarkImage(mime) ? 'image' : 'unmarkable';
   if (watermark) return 'unmarkable';
   if (mime.startsWith('video/')) return 'video';
   if (mime.startsWith('audio/')) return 'audio';
   return 'download';
+}
+
+/**
+ * Whether a visitor may be given the file itself (when the owner allows downloads): what can
+ * carry the mark when it must (a stamped PDF or image), and an Office file only as it is, with
+ * no mark and no preview cut to apply.
+ */
+export function isDownloadable(file: Pick<LinkRow, 'mime' | 'name' | 'kind' | 'preview_pages'>, watermark: boolean): boolean {
+  const presentation = presentationOf(file, watermark);
+  if (presentation === 'pages' && file.mime !== 'application/pdf') return !watermark && file.preview_pages === null;
+  return presentation !== 'unmarkable';
 }
 
 /** A file opened inside a data room is watermarked if it or its room says so. */
@@ -35,8 +51,8 @@ export function isWatermarked(file: Pick<LinkRow, 'has_watermark'>, room: Pick<L
 }
 
 /** A paid file that can only be downloaded, not shown, is what the link sells: the viewer does not give it away. */
-export function assertNotSoldOnly(file: Pick<LinkRow, 'require_payment' | 'mime'>, watermark: boolean): void {
-  if (file.require_payment === 1 && presentationOf(file.mime, watermark) === 'download') {
+export function assertNotSoldOnly(file: Pick<LinkRow, 'require_payment' | 'mime' | 'name' | 'kind'>, watermark: boolean): void {
+  if (file.require_payment === 1 && presentationOf(file, watermark) === 'download') {
     throw forbidden('This file is for sale: buy the original to download it');
   }
 }
@@ -79,7 +95,7 @@ export interface DocumentView {
   size: number;
   presentation: Presentation;
   watermark: boolean;
-  /** a PDF is served cut to this many pages */
+  /** visitors see pages 1..previewPages only */
   previewPages: number | null;
   bookingUrl: string | null;
   /** the data room it is opened in, which the page links back to */
@@ -97,14 +113,14 @@ export function documentView(file: LinkRow, room: LinkRow | undefined, session: 
     name: file.name,
     mime: file.mime,
     size: file.size,
-    presentation: presentationOf(file.mime, watermark),
+    presentation: presentationOf(file, watermark),
     watermark,
     previewPages: file.preview_pages,
     // A file without a booking link of its own offers its room's.
     bookingUrl: file.booking_url ?? room?.booking_url ?? null,
     room: room ? { id: room.id, name: room.name } : null,
     purchase: purchaseOffer(file, viewerPathOf(file.id, room?.id), session, checkoutSessionId),
-    downloadable: file.allow_download === 1 && presentationOf(file.mime, watermark) !== 'unmarkable',
+    downloadable: file.allow_download === 1 && isDownloadable(file, watermark),
   };
 }
 
@@ -167,14 +183,16 @@ export function createDocumentsService(deps: {
     });
   }
 
-  /** What `file` leaves as for the visit holding `session`: to be shown, or (`attachment`) downloaded. */
+  /** What `file` leaves as for the visit holding `session`: shown (not for paged documents: their pages are), or downloaded. */
   async function deliver(file: LinkRow, session: VisitorSession, watermark: boolean, use: 'show' | 'attachment'): Promise<DocumentContent> {
     if (!file.blob_key || !file.wrapped_key || file.blob_purged_at !== null) throw notFound('Document');
     const stored = { blobKey: file.blob_key, wrappedKey: file.wrapped_key, size: file.size };
-    const presentation = presentationOf(file.mime, watermark);
-    if (presentation === 'unmarkable') throw notFound('A shown form of this document');
+    const presentation = presentationOf(file, watermark);
+    if (use === 'show' ? presentation === 'pages' || presentation === 'unmarkable' : !isDownloadable(file, watermark)) {
+      throw notFound('A shown form of this document');
+    }
     const copyKind =
-      presentation === 'pdf' && (watermark || file.preview_pages !== null) ? 'pdf' : presentation === 'image' && watermark ? 'image' : null;
+      file.mime === 'application/pdf' && (watermark || file.preview_pages !== null) ? 'pdf' : presentation === 'image' && watermark ? 'image' : null;
     if (!copyKind) {
       return {
         kind: 'stream',

@@ -110,16 +110,18 @@ async function refusal(promise: Promise<unknown>): Promise<number> {
 const bytesOf = (content: DocumentContent) =>
   content.kind === 'bytes' ? content.bytes : assert.fail(`expected a prepared copy, got ${content.kind}`);
 
-test('presentation: only what can carry the mark is shown when watermarked; SVG and HTML are downloads', () => {
-  assert.equal(presentationOf('application/pdf', true), 'pdf');
-  assert.equal(presentationOf('image/png', true), 'image');
-  assert.equal(presentationOf('image/png', false), 'image');
-  assert.equal(presentationOf('image/svg+xml', false), 'download');
-  assert.equal(presentationOf('text/html', false), 'download');
-  assert.equal(presentationOf('video/mp4', false), 'video');
-  assert.equal(presentationOf('audio/mpeg', false), 'audio');
-  assert.equal(presentationOf('video/mp4', true), 'unmarkable');
-  assert.equal(presentationOf('application/zip', true), 'unmarkable');
+test('presentation: PDFs and Office files as pages; only what can carry the mark is shown when watermarked; SVG and HTML are downloads', () => {
+  const file = (mime: string, name = 'file') => ({ mime, name, kind: 'file' as const });
+  assert.equal(presentationOf(file('application/pdf', 'deck.pdf'), true), 'pages');
+  assert.equal(presentationOf(file('application/vnd.openxmlformats-officedocument.presentationml.presentation', 'deck.pptx'), true), 'pages');
+  assert.equal(presentationOf(file('image/png'), true), 'image');
+  assert.equal(presentationOf(file('image/png'), false), 'image');
+  assert.equal(presentationOf(file('image/svg+xml', 'logo.svg'), false), 'download');
+  assert.equal(presentationOf(file('text/html', 'page.html'), false), 'download');
+  assert.equal(presentationOf(file('video/mp4'), false), 'video');
+  assert.equal(presentationOf(file('audio/mpeg'), false), 'audio');
+  assert.equal(presentationOf(file('video/mp4'), true), 'unmarkable');
+  assert.equal(presentationOf(file('application/zip', 'data.zip'), true), 'unmarkable');
 });
 
 test('a file in a data room is watermarked if it or its room says so', () => {
@@ -172,30 +174,34 @@ test('purchase offer: price label, checkout on the page it is read on, the downl
   assert.equal(documentView(file, undefined, session).room, null);
 });
 
-test('content: the original streams (with ranges) when nothing is to be marked or cut; downloads are attachments', async () => {
-  const pdf = await pdfOf(2);
-  const { content, opened } = serviceFor(linkRow({ size: pdf.length }), pdf);
+test('content: the original streams (with ranges) when nothing is to be marked; downloads are attachments; paged documents only as pages', async () => {
+  const video = Buffer.from('not really a video, only bytes');
+  const { content, opened } = serviceFor(linkRow({ name: 'clip.mp4', mime: 'video/mp4', size: video.length }), video);
   const streamed = await content();
   assert.equal(streamed.kind, 'stream');
   if (streamed.kind !== 'stream') return;
-  assert.deepEqual([streamed.name, streamed.mime, streamed.size, streamed.disposition], ['deck.pdf', 'application/pdf', pdf.length, 'inline']);
-  assert.deepEqual(await buffer(await streamed.open({ start: 0, endInclusive: 3 })), pdf.subarray(0, 4));
+  assert.deepEqual([streamed.name, streamed.mime, streamed.size, streamed.disposition], ['clip.mp4', 'video/mp4', video.length, 'inline']);
+  assert.deepEqual(await buffer(await streamed.open({ start: 0, endInclusive: 3 })), video.subarray(0, 4));
   assert.deepEqual(opened, [{ start: 0, endInclusive: 3 }], 'nothing is read before the range is asked for');
 
   const zip = serviceFor(linkRow({ name: 'data.zip', mime: 'application/zip', size: 3 }), Buffer.from('zip'));
   const download = await zip.content();
   assert.equal(download.kind === 'stream' && download.disposition, 'attachment');
+
+  const pdf = await pdfOf(2);
+  assert.equal(await refusal(serviceFor(linkRow({ size: pdf.length }), pdf).content()), 404, 'a PDF is shown as page images, never sent whole');
 });
 
-test('content: a watermark inherited from the room and a preview make a copy for this visit', async () => {
-  const pdf = await pdfOf(3);
-  const marked = bytesOf(await serviceFor(linkRow({ size: pdf.length }), pdf, room({ has_watermark: 1 })).content());
-  assert.notDeepEqual(marked, pdf);
-  assert.equal((await PDFDocument.load(marked)).getPageCount(), 3);
-
-  const preview = await serviceFor(linkRow({ size: pdf.length, preview_pages: 1 }), pdf).content();
-  assert.equal(preview.kind === 'bytes' && preview.totalPages, 3);
-  assert.equal((await PDFDocument.load(bytesOf(preview))).getPageCount(), 1);
+test('content: a watermark inherited from the room makes a stamped copy of an image for this visit', async () => {
+  const { default: sharp } = await import('sharp');
+  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
+  const marked = bytesOf(
+    await serviceFor(linkRow({ name: 'photo.png', mime: 'image/png', size: png.length }), png, room({ has_watermark: 1 })).content(),
+  );
+  assert.notDeepEqual(marked, png);
+  assert.equal((await sharp(marked).metadata()).width, 400);
 });
 
 test('content: refused for a room, a sold-only file, a type that cannot carry the mark, and a purged blob', async () => {

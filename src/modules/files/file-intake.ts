@@ -1,9 +1,10 @@
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { payloadTooLarge } from '../../core/errors.js';
 import { newFileKey, wrapFileKey } from '../../infra/crypto/envelope.js';
 import { createEncryptStream } from '../../infra/crypto/segmented-aead.js';
 import type { BlobStore } from '../../infra/storage/index.js';
+import type { EncryptedFile } from './file-reader.js';
 import { assertAllowedFileName, detectMime, executableRefused, isExecutable, SNIFF_BYTES, storedFileName } from './content-checks.js';
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -100,6 +101,17 @@ export function createFileIntake(deps: { blobs: BlobStore; masterKey: Buffer; ma
         size: encrypt.plaintextBytes,
         sha256: encrypt.digest(),
       };
+    },
+
+    /**
+     * Seals bytes the server made itself (a converted PDF, a page image) into `blobKey` under a
+     * fresh file key, as uploads are: no name or type checks, they never came from a visitor.
+     */
+    async seal(blobKey: string, bytes: Buffer): Promise<EncryptedFile> {
+      const fileKey = newFileKey();
+      const encrypt = createEncryptStream(fileKey);
+      await Promise.all([blobs.put(blobKey, encrypt), pipeline(Readable.from([bytes]), encrypt)]);
+      return { blobKey, wrappedKey: wrapFileKey(masterKey, fileKey), size: bytes.length };
     },
 
     /** Removes a stored file that will not be committed. */

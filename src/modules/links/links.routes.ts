@@ -26,8 +26,15 @@ export const LinkMetadata = Type.Object({
   has_watermark: Type.Boolean(),
 });
 
-/** The spec's Link object, and every setting beside it. */
-const LinkDetail = Type.Object({ ...LinkMetadata.properties, settings: LinkSettingsView });
+/** How far the pages of a PDF or Office file are rendered (status `none` for other files). */
+const DocumentSummary = Type.Object({
+  status: Type.Union([Type.Literal('none'), Type.Literal('processing'), Type.Literal('ready'), Type.Literal('failed')]),
+  pages: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** The spec's Link object, every setting beside it, and its document's rendering. */
+const LinkDetail = Type.Object({ ...LinkMetadata.properties, settings: LinkSettingsView, document: DocumentSummary });
 
 /** A misspelt setting in a change is a 400 naming it, not silently dropped as other bodies' extra fields are. */
 async function refuseUnknownChanges(request: FastifyRequest) {
@@ -65,6 +72,7 @@ const LinkListItem = Type.Object({
   viewer_url: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.String({ format: 'date-time' }),
+  document: DocumentSummary,
 });
 
 export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploads: UploadService; intake: FileIntake }> = async (

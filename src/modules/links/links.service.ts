@@ -141,6 +141,22 @@ export function createLinkRecords(deps: { db: Db }) {
   };
 }
 
+export type DocumentStatus = 'none' | 'processing' | 'ready' | 'failed';
+
+/** `document` of a link object: how far the pages of its current version are ready to be shown. */
+export interface DocumentSummary {
+  status: DocumentStatus;
+  pages: number | null;
+  error: string | null;
+}
+
+/** Answered by modules/documents, which owns the renditions (built before the links service). */
+export interface DocumentSummaries {
+  summariesOf(links: readonly Pick<LinkRow, 'id' | 'version' | 'mime' | 'name' | 'kind'>[]): Promise<Map<string, DocumentSummary>>;
+}
+
+const NO_DOCUMENT: DocumentSummary = { status: 'none', pages: null, error: null };
+
 export function createLinksService(deps: {
   db: Db;
   clock: Clock;
@@ -150,16 +166,24 @@ export function createLinksService(deps: {
   audit: Pick<AuditLog, 'record'>;
   payments: PaymentsPolicy;
   agreements: AgreementPolicy;
+  documents: DocumentSummaries;
 }) {
-  const { db, clock, blobs, viewerBase, audit, payments, agreements } = deps;
+  const { db, clock, blobs, viewerBase, audit, payments, agreements, documents } = deps;
+  /** The spec's Link object, every setting, and how far its pages are. */
+  const detailOf = async (link: LinkRow, settings = settingsOf(link)) => ({
+    ...toLinkMetadata(link),
+    settings,
+    document: (await documents.summariesOf([link])).get(link.id) ?? NO_DOCUMENT,
+  });
   const assertAgreement = async (accountId: number, id: number | null) => {
     if (id !== null) await agreements.assertUsable(accountId, id);
   };
   /** The viewer URL of an account's link, on the account's own domain when it has one (read on `executor`: a transaction holds SQLite's one connection). */
   const viewerUrlFor = async (accountId: number, id: string, executor?: Executor) => `${await viewerBase(accountId, executor)}${viewerPathOf(id)}`;
 
-  function toListItem(link: LinkRow, base: string) {
+  function toListItem(link: LinkRow, base: string, document: DocumentSummary) {
     return {
+      document,
       ...toLinkMetadata(link),
       kind: link.kind,
       is_active: link.is_active === 1,
@@ -295,8 +319,9 @@ export function createLinksService(deps: {
         hasMore = (page - 1) * limit + rows.length < total;
       }
       const last = rows.at(-1);
+      const summaries = await documents.summariesOf(rows);
       return {
-        links: rows.map((row) => toListItem(row, base)),
+        links: rows.map((row) => toListItem(row, base, summaries.get(row.id) ?? NO_DOCUMENT)),
         pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
         nextCursor: hasMore && last ? encodeListCursor(tab, { position: { createdAt: last.created_at, id: last.id }, page: page + 1 }) : null,
       };
@@ -305,7 +330,7 @@ export function createLinksService(deps: {
     /** The spec's Link object and, beside it, every setting. */
     async get(accountId: number, id: string) {
       const link = await ownLink(accountId, id, { live: true });
-      return { ...toLinkMetadata(link), settings: settingsOf(link) };
+      return detailOf(link);
     },
 
     /**
@@ -381,7 +406,7 @@ export function createLinksService(deps: {
         await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details }, trx);
       });
       const updated = await ownLink(accountId, id, { live: false });
-      return { ...toLinkMetadata(updated), settings: settingsOf(updated) };
+      return detailOf(updated);
     },
 
     /** The row itself, expired or not, for other modules acting on the owner's behalf. */
@@ -440,7 +465,7 @@ export function createLinksService(deps: {
         throw error;
       }
       if (link.preview_image_key) await blobs.delete(link.preview_image_key);
-      return { ...toLinkMetadata(link), settings: { ...settingsOf(link), hasPreviewImage: true } };
+      return detailOf(link, { ...settingsOf(link), hasPreviewImage: true });
     },
 
     async removePreviewImage(source: ChangeSource, id: string) {

@@ -4,6 +4,7 @@ import type { ReceivedUpload } from '../files/multipart-upload.js';
 import { assertPaymentsPossible, parseSettingsForm, resolveSettings, type PaymentsPolicy } from '../links/link-settings.js';
 import { blobKeyOf, type CreatedLink, type LinksService, type ReplacedFile } from '../links/links.service.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { Renditions } from '../documents/renditions.js';
 import type { TemplatesService } from '../templates/templates.service.js';
 
 /** Receives the upload into the blob key it is given; the HTTP layer decides how. */
@@ -16,8 +17,9 @@ export function createUploadService(deps: {
   templates: Pick<TemplatesService, 'settingsForUpload'>;
   payments: PaymentsPolicy;
   idempotency: Pick<IdempotencyService, 'once'>;
+  renditions: Pick<Renditions, 'queue'>;
 }) {
-  const { links, intake, templates, payments, idempotency } = deps;
+  const { links, intake, templates, payments, idempotency, renditions } = deps;
 
   /** Runs `commit`; if it fails, the stored file goes too, so no blob outlives a failed request. */
   async function commitOrDiscard<T>(file: StoredFile, commit: () => Promise<T>): Promise<T> {
@@ -41,7 +43,11 @@ export function createUploadService(deps: {
           // Fields sent with the upload win over the template's.
           const settings = resolveSettings(await templates.settingsForUpload(accountId, fields.templateId), stated);
           await assertPaymentsPossible(settings, accountId, payments);
-          return links.createFileLink(source, linkId, file, settings, recordAnswer);
+          return links.createFileLink(source, linkId, file, settings, async (trx, created) => {
+            // The pages of a PDF or Office file are rendered by a job that exists only if the link does.
+            await renditions.queue(trx, { id: linkId, account_id: accountId, version: 1, mime: file.mime, name: file.name, kind: 'file' });
+            await recordAnswer?.(trx, created);
+          });
         });
       });
     },
@@ -51,7 +57,19 @@ export function createUploadService(deps: {
       return idempotency.once<ReplacedFile>(accountId, idempotencyKey, `replace:${linkId}`, async (recordAnswer) => {
         const link = await links.ownLink(accountId, linkId, { live: true });
         const { file } = await receive(blobKeyOf(linkId, link.version + 1));
-        return commitOrDiscard(file, () => links.replaceFile(source, linkId, file, link.version, recordAnswer));
+        return commitOrDiscard(file, () =>
+          links.replaceFile(source, linkId, file, link.version, async (trx, replaced) => {
+            await renditions.queue(trx, {
+              id: linkId,
+              account_id: accountId,
+              version: replaced.version,
+              mime: file.mime,
+              name: file.name,
+              kind: 'file',
+            });
+            await recordAnswer?.(trx, replaced);
+          }),
+        );
       });
     },
   };

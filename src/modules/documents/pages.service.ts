@@ -1,0 +1,185 @@
+/**
+ * What visitors and owners see of a paged document: the list of its pages and each page's image
+ * or thumbnail. A watermarked visitor only ever receives images stamped for their visit (made
+ * here with sharp, kept for the visit in a bounded cache); a preview shows pages 1..N only.
+ */
+import { buffer } from 'node:stream/consumers';
+import { notFound } from '../../core/errors.js';
+import type { Clock } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow } from '../../db/types.js';
+import type { FileReader } from '../files/file-reader.js';
+import type { DocumentStatus, DocumentSummaries, DocumentSummary, LinksService } from '../links/links.service.js';
+import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import * as repo from './documents.repo.js';
+import { isPaged, type Renditions } from './renditions.js';
+import { isWatermarked, stampFor } from './documents.service.js';
+import { watermarkImage } from './watermark/index.js';
+
+export type PageImageKind = 'page' | 'thumbnail';
+
+export interface PageEntry {
+  number: number;
+  width: number;
+  height: number;
+  /** the page's text for screen readers; null when the pages are watermarked */
+  text: string | null;
+}
+
+/** The pages a visitor may see so far (`pages.json` of the viewer). */
+export interface PageManifest {
+  status: DocumentStatus;
+  error: string | null;
+  /** the version shown, so page URLs change when a replacement is ready */
+  version: number | null;
+  totalPages: number | null;
+  visiblePages: number | null;
+  pages: PageEntry[];
+}
+
+export interface PageImage {
+  bytes: Buffer;
+  mime: 'image/webp';
+}
+
+/** Stamped images kept for their visit: a visitor paging back and forth is stamped once per page. */
+const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
+
+function createStampedCache(limitBytes: number) {
+  const entries = new Map<string, Buffer>();
+  let bytes = 0;
+  return {
+    get(key: string): Buffer | undefined {
+      const hit = entries.get(key);
+      if (hit) {
+        entries.delete(key);
+        entries.set(key, hit);
+      }
+      return hit;
+    },
+    set(key: string, image: Buffer): void {
+      entries.set(key, image);
+      bytes += image.length;
+      for (const [oldest, old] of entries) {
+        if (bytes <= limitBytes) break;
+        entries.delete(oldest);
+        bytes -= old.length;
+      }
+    },
+  };
+}
+
+/** The version visitors see: the newest one ready, else the current one while it is prepared. */
+function shownDocument(documents: repo.DocumentRow[], link: LinkRow): repo.DocumentRow | undefined {
+  return documents.find((document) => document.status === 'ready') ?? documents.find((document) => document.version === link.version);
+}
+
+const visibleCount = (document: repo.DocumentRow, link: LinkRow) =>
+  document.page_count === null ? null : Math.min(document.page_count, link.preview_pages ?? Number.POSITIVE_INFINITY);
+
+export function createPagesService(deps: {
+  db: Db;
+  clock: Clock;
+  reader: Pick<FileReader, 'open'>;
+  visits: Pick<VisitsService, 'requireSession'>;
+  links: Pick<LinksService, 'ownLink'>;
+  renditions: Pick<Renditions, 'queue' | 'renderAhead'>;
+}) {
+  const { db, clock, reader, visits, links, renditions } = deps;
+  const stamped = createStampedCache(STAMPED_CACHE_BYTES);
+
+  /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
+  async function documentOf(link: LinkRow): Promise<repo.DocumentRow | undefined> {
+    if (!isPaged(link)) return undefined;
+    let documents = await repo.findDocumentsOfLink(db, link.id);
+    if (!documents.some((document) => document.version === link.version) && link.blob_purged_at === null) {
+      await db.transaction().execute((trx) => renditions.queue(trx, link));
+      documents = await repo.findDocumentsOfLink(db, link.id);
+    }
+    return shownDocument(documents, link);
+  }
+
+  async function readImage(document: repo.DocumentRow, number: number, kind: PageImageKind): Promise<Buffer> {
+    let page = await repo.findPage(db, document.id, number);
+    if (!page && document.status === 'processing') {
+      await renditions.renderAhead(document.id, number);
+      page = await repo.findPage(db, document.id, number);
+    }
+    if (!page) throw notFound(`Page ${number}`);
+    const stored =
+      kind === 'page'
+        ? { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size }
+        : { blobKey: page.thumbnail_key, wrappedKey: page.thumbnail_wrapped_key, size: page.thumbnail_size };
+    return buffer(await reader.open(stored));
+  }
+
+  return {
+    /** The pages a visitor holding a session of `linkId` may see, as far as they are ready. */
+    async manifestFor(linkId: string, visitor: Visitor): Promise<PageManifest> {
+      const { link, room } = await visits.requireSession(linkId, visitor);
+      const document = await documentOf(link);
+      if (!document) return { status: 'none', error: null, version: null, totalPages: null, visiblePages: null, pages: [] };
+      const visible = visibleCount(document, link);
+      const watermark = isWatermarked(link, room);
+      const pages = visible === null ? [] : await repo.listPages(db, document.id, visible);
+      return {
+        status: document.status as DocumentStatus,
+        error: document.error,
+        version: document.version,
+        totalPages: document.page_count,
+        visiblePages: visible,
+        pages: pages.map((page) => ({ number: page.page, width: page.width, height: page.height, text: watermark ? null : page.text })),
+      };
+    },
+
+    /** Page `number` (or its thumbnail) for a visitor: stamped for their visit when the link watermarks; 404 past a preview. */
+    async pageImageFor(linkId: string, visitor: Visitor, number: number, kind: PageImageKind): Promise<PageImage> {
+      const { link, room, session } = await visits.requireSession(linkId, visitor);
+      const document = await documentOf(link);
+      const visible = document && visibleCount(document, link);
+      if (!document || visible === null || visible === undefined || number > visible) throw notFound(`Page ${number}`);
+      if (!isWatermarked(link, room)) return { bytes: await readImage(document, number, kind), mime: 'image/webp' };
+      const key = `${session.viewId}:${document.id}:${number}:${kind}`;
+      let image = stamped.get(key);
+      if (!image) {
+        image = (await watermarkImage(await readImage(document, number, kind), stampFor(session, clock()))).bytes;
+        stamped.set(key, image);
+      }
+      return { bytes: image, mime: 'image/webp' };
+    },
+
+    /** A page's thumbnail for the owner (dashboard, per-page analytics): the clean image. */
+    async thumbnailForOwner(accountId: number, linkId: string, number: number): Promise<PageImage> {
+      const link = await links.ownLink(accountId, linkId, { live: false });
+      const document = await documentOf(link);
+      if (!document) throw notFound(`Page ${number}`);
+      return { bytes: await readImage(document, number, 'thumbnail'), mime: 'image/webp' };
+    },
+  };
+}
+
+export type PagesService = ReturnType<typeof createPagesService>;
+
+/** `document` of each link object: how far its current version's pages are (read by the links module). */
+export function createDocumentSummaries(deps: { db: Db }): DocumentSummaries {
+  const { db } = deps;
+  return {
+    async summariesOf(linkRows) {
+      const rows = await repo.findStatusesOfLinks(
+        db,
+        linkRows.filter(isPaged).map((link) => link.id),
+      );
+      const summaries = new Map<string, DocumentSummary>();
+      for (const link of linkRows) {
+        const current = rows.find((row) => row.link_id === link.id && row.version === link.version);
+        summaries.set(
+          link.id,
+          current
+            ? { status: current.status as DocumentStatus, pages: current.page_count, error: current.error }
+            : { status: 'none', pages: null, error: null },
+        );
+      }
+      return summaries;
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readFile } from 'node:fs/promises';
+import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
+import { createLink, uploadForm } from '../../../test/helpers/files.js';
+import type { HttpClient } from '../../../test/helpers/http.js';
+import { makePdf } from '../../../test/helpers/pdf.js';
+import { VisitorClient } from '../../../test/helpers/visitor.js';
+import { waitFor } from '../../../test/helpers/wait.js';
+
+interface Manifest {
+  status: string;
+  error: string | null;
+  totalPages: number | null;
+  visiblePages: number | null;
+  pages: { number: number; width: number; height: number; text: string | null; imageUrl: string; thumbnailUrl: string }[];
+}
+
+const fixture = (name: string) => readFile(new URL(`../../../test/fixtures/documents/${name}`, import.meta.url));
+
+async function documentOf(http: HttpClient, id: string, until: (status: string) => boolean = (status) => status !== 'processing') {
+  const read = await waitFor(
+    async () => (await http.get(`/api/links/${id}`)).body.document as { status: string; pages: number | null; error: string | null },
+    (document) => until(document.status),
+    60_000,
+  );
+  return read;
+}
+
+async function viewing(app: TestApp, id: string) {
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+  const manifest = async () => JSON.parse((await visitor.get(`/v/${id}/pages.json`)).text) as Manifest;
+  return { visitor, manifest };
+}
+
+test('a PDF is rendered page by page: status in the API, page images and text for the viewer, thumbnails for the owner', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(3), 'Deck.pdf');
+  const document = await documentOf(http, id);
+  assert.deepEqual(document, { status: 'ready', pages: 3, error: null });
+  const listed = (await http.get('/api/links')).body.links.find((link: { id: string }) => link.id === id);
+  assert.deepEqual(listed.document, document);
+
+  const { visitor, manifest } = await viewing(app, id);
+  const pages = await manifest();
+  assert.equal(pages.status, 'ready');
+  assert.equal(pages.totalPages, 3);
+  assert.equal(pages.visiblePages, 3);
+  assert.deepEqual(
+    pages.pages.map((page) => page.number),
+    [1, 2, 3],
+  );
+  assert.equal(pages.pages[0]!.width, 1600);
+  assert.match(pages.pages[1]!.text ?? '', /PAGE 2/);
+  const image = await visitor.get(pages.pages[0]!.imageUrl);
+  assert.equal(image.status, 200);
+  assert.equal(image.headers.get('content-type'), 'image/webp');
+  assert.equal((await visitor.get(pages.pages[0]!.thumbnailUrl)).status, 200);
+  assert.equal((await visitor.get(`/v/${id}/content`)).status, 404, 'a paged document leaves as page images only');
+  assert.equal((await new VisitorClient(app.url).get(`/v/${id}/pages/1`)).status, 403, 'no session, no page');
+
+  const thumbnail = await http.get(`/api/links/${id}/pages/2/thumbnail`);
+  assert.equal(thumbnail.status, 200);
+  assert.equal(thumbnail.headers.get('content-type'), 'image/webp');
+  assert.equal((await http.get(`/api/links/${id}/pages/9/thumbnail`)).status, 404);
+});
+
+test('preview pages: only pages 1..N exist for visitors; a watermark hides the text and stamps every image', async (t) => {
+  const app = await startApp(t);
+  const { http, apiKey } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(4), 'Terms.pdf', { previewPages: '2', hasWatermark: '1' });
+  await documentOf(http, id);
+  const { visitor, manifest } = await viewing(app, id);
+  const pages = await manifest();
+  assert.equal(pages.totalPages, 4);
+  assert.equal(pages.visiblePages, 2);
+  assert.equal(pages.pages.length, 2);
+  assert.equal(pages.pages[0]!.text, null, 'no selectable text under a watermark');
+  assert.equal((await visitor.get(`/v/${id}/pages/3`)).status, 404);
+  assert.equal((await visitor.get(`/v/${id}/pages/3/thumbnail`)).status, 404);
+  const stamped = await visitor.get(`/v/${id}/pages/1`);
+  assert.equal(stamped.status, 200);
+  const again = await visitor.get(`/v/${id}/pages/1`);
+  assert.deepEqual(again.bytes, stamped.bytes, 'stamped once per visit');
+  const clean = await fetch(`${app.url}/api/links/${id}/pages/1/thumbnail`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const cleanThumbnail = Buffer.from(await clean.arrayBuffer());
+  assert.ok(cleanThumbnail.length > 100);
+  assert.notDeepEqual((await visitor.get(`/v/${id}/pages/1/thumbnail`)).bytes, cleanThumbnail, 'thumbnails are stamped too');
+});
+
+test('a replacement is rendered while visitors still see the old pages; a corrupt file ends failed and the link still answers', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(2), 'Report.pdf');
+  await documentOf(http, id);
+  assert.equal((await http.put(`/api/links/${id}/file`, uploadForm(await makePdf(5), 'Report.pdf'))).status, 200);
+  assert.deepEqual(await documentOf(http, id), { status: 'ready', pages: 5, error: null });
+  const { manifest } = await viewing(app, id);
+  assert.equal((await manifest()).totalPages, 5);
+
+  const broken = await createLink(http, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]), 'Broken.pdf');
+  const failed = await documentOf(http, broken);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error ?? '', /could not be read/);
+  const { visitor, manifest: brokenManifest } = await viewing(app, broken);
+  assert.equal((await brokenManifest()).status, 'failed');
+  assert.equal((await visitor.get(`/v/${broken}`)).status, 200);
+});
+
+test(
+  'Office files made by other producers convert to the right pages, their text in the pages',
+  { skip: !WITH_LIBREOFFICE && 'LibreOffice is not installed' },
+  async (t) => {
+    const app = await startApp(t, { env: WITH_LIBREOFFICE });
+    const { http } = await app.createAccount('professional');
+    const cases = [
+      { name: 'three-pages.docx', pages: 3, text: /Page two/ },
+      { name: 'five-slides.pptx', pages: 5, text: /Slide 2/ },
+      { name: 'two-sheets.xlsx', pages: 2, text: /Quarterly revenue/ },
+    ];
+    const ids = await Promise.all(cases.map(async (entry) => createLink(http, await fixture(entry.name), entry.name)));
+    for (const [index, entry] of cases.entries()) {
+      const document = await documentOf(http, ids[index]!);
+      assert.deepEqual(document, { status: 'ready', pages: entry.pages, error: null }, entry.name);
+      const { manifest } = await viewing(app, ids[index]!);
+      const texts = (await manifest()).pages.map((page) => page.text).join('\n');
+      assert.match(texts, entry.text, entry.name);
+    }
+    const corrupt = await createLink(http, await fixture('corrupt.docx'), 'corrupt.docx');
+    const failed = await documentOf(http, corrupt);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error ?? '', /LibreOffice could not convert/);
+    assert.equal((await new VisitorClient(app.url).get(`/v/${corrupt}`)).status, 200, 'the link still answers');
+  },
+);
+
+test('without LibreOffice an Office upload still succeeds; its document says why it is not shown', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await fixture('three-pages.docx'), 'three-pages.docx', { allowDownload: '1' });
+  const document = await documentOf(http, id);
+  assert.equal(document.status, 'failed');
+  assert.match(document.error ?? '', /need LibreOffice/);
+  const { visitor, manifest } = await viewing(app, id);
+  assert.equal((await manifest()).status, 'failed');
+  const download = await visitor.get(`/v/${id}/download`);
+  assert.equal(download.status, 200, 'what the link allows is still offered');
+  assert.deepEqual(download.bytes, await fixture('three-pages.docx'));
+});

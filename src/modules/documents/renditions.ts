@@ -1,0 +1,246 @@
+/**
+ * Renditions of a paged file's version: the PDF LibreOffice makes of an Office file, then each
+ * page as a WebP 1600 px wide, a 320 px thumbnail and its text, page 1 first. The work is the
+ * `document.render` job, queued in the transaction that stores the version; it renders for a
+ * bounded slice of time and queues its own continuation, so a lease never has to outlast a
+ * 300-page document and a killed process loses at most the page it was drawing.
+ */
+import { buffer } from 'node:stream/consumers';
+import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
+import type { LinkRow } from '../../db/types.js';
+import { randomBase62 } from '../../infra/crypto/tokens.js';
+import { ConversionError, isConvertible, type OfficeConverter } from '../../infra/convert/office-converter.js';
+import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
+import { openPdf, PdfOpenError, type OpenedPdf } from '../../infra/pdf/pdf-renderer.js';
+import type { BlobStore } from '../../infra/storage/index.js';
+import type { FileIntake } from '../files/file-intake.js';
+import type { EncryptedFile, FileReader } from '../files/file-reader.js';
+import type { BlobOwner } from '../files/orphan-blob-sweeper.js';
+import type { LinksService } from '../links/links.service.js';
+import * as repo from './documents.repo.js';
+
+export const DOCUMENT_JOB = 'document.render';
+export const PAGE_WIDTH = 1600;
+export const THUMBNAIL_WIDTH = 320;
+/** A run renders for about this long, then queues the rest. */
+const SLICE_MS = 20_000;
+const BLOB_PREFIX = 'documents/';
+
+/** Whether a file is shown as pages: a PDF, or what LibreOffice turns into one. */
+export function isPaged(file: Pick<LinkRow, 'mime' | 'name' | 'kind'>): boolean {
+  return file.kind === 'file' && (file.mime === 'application/pdf' || isConvertible(file.name, file.mime));
+}
+
+const extensionOf = (file: Pick<LinkRow, 'name' | 'mime'>) => {
+  const dot = file.name.lastIndexOf('.');
+  if (dot > 0) return file.name.slice(dot + 1).toLowerCase();
+  return file.mime === 'text/csv' ? 'csv' : 'txt';
+};
+
+const storedOriginal = (link: LinkRow): EncryptedFile | null =>
+  link.blob_key && link.wrapped_key && link.blob_purged_at === null
+    ? { blobKey: link.blob_key, wrappedKey: link.wrapped_key, size: link.size }
+    : null;
+
+/** Text as PostgreSQL can keep it. */
+const storableText = (text: string) => text.replaceAll('\u0000', '').trim();
+
+/** A failure that is the file's, not the server's: recorded on the document, never retried. */
+class UnrenderableError extends Error {}
+
+interface RenderPayload {
+  documentId: number;
+}
+
+export function createRenditions(deps: {
+  db: Db;
+  clock: Clock;
+  intake: Pick<FileIntake, 'seal'>;
+  reader: Pick<FileReader, 'open'>;
+  blobs: Pick<BlobStore, 'delete'>;
+  converter: OfficeConverter;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  links: Pick<LinksService, 'findForVisitor'>;
+  convertTimeoutMs: number;
+  concurrency: number;
+}) {
+  const { db, clock, intake, reader, blobs, converter, jobs, links } = deps;
+  const readAll = async (file: EncryptedFile) => buffer(await reader.open(file));
+  const blobBase = (document: repo.DocumentRow) => `${BLOB_PREFIX}${document.link_id}/v${document.version}-${document.id}/`;
+
+  async function deleteBlobs(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await blobs.delete(key);
+  }
+
+  async function fail(document: repo.DocumentRow, reason: string): Promise<void> {
+    await repo.updateDocument(db, document.id, { status: 'failed', error: reason }, clock());
+  }
+
+  /** The version's PDF: the upload itself, or the one converted earlier, or converted now and kept. */
+  async function pdfOf(document: repo.DocumentRow, link: LinkRow): Promise<Buffer> {
+    const original = storedOriginal(link);
+    if (!original) throw new UnrenderableError('The file is no longer stored');
+    if (link.mime === 'application/pdf') return readAll(original);
+    if (document.pdf_blob_key && document.pdf_wrapped_key && document.pdf_size !== null) {
+      return readAll({ blobKey: document.pdf_blob_key, wrappedKey: document.pdf_wrapped_key, size: document.pdf_size });
+    }
+    if (!(await converter.available())) throw new UnrenderableError('Previews of this file type need LibreOffice, which this server does not have');
+    let pdf: Buffer;
+    try {
+      pdf = await converter.toPdf(await reader.open(original), extensionOf(link));
+    } catch (error) {
+      if (error instanceof ConversionError && error.reason === 'failed') {
+        throw new UnrenderableError('LibreOffice could not convert this file (damaged, protected by a password, or not what its name says)');
+      }
+      throw error;
+    }
+    const sealed = await intake.seal(`${blobBase(document)}document-${randomBase62(8)}.pdf`, pdf);
+    await repo.updateDocument(db, document.id, { pdf_blob_key: sealed.blobKey, pdf_wrapped_key: sealed.wrappedKey, pdf_size: sealed.size }, clock());
+    return pdf;
+  }
+
+  async function open(document: repo.DocumentRow, link: LinkRow): Promise<OpenedPdf> {
+    const pdf = await pdfOf(document, link);
+    try {
+      return await openPdf(pdf);
+    } catch (error) {
+      if (error instanceof PdfOpenError) throw new UnrenderableError(error.message);
+      throw error;
+    }
+  }
+
+  /** Draws page `number`, seals its image and thumbnail, and records them; a page already recorded keeps the first. */
+  async function renderPage(document: repo.DocumentRow, pdf: OpenedPdf, number: number): Promise<void> {
+    const { default: sharp } = await import('sharp');
+    const page = await pdf.renderPage(number, PAGE_WIDTH);
+    const raw = { raw: { width: page.width, height: page.height, channels: 4 as const } };
+    const [image, thumbnail] = await Promise.all([
+      sharp(page.rgba, raw).webp({ quality: 80, effort: 2 }).toBuffer(),
+      sharp(page.rgba, raw).resize({ width: THUMBNAIL_WIDTH }).webp({ quality: 70, effort: 2 }).toBuffer(),
+    ]);
+    const tag = randomBase62(8);
+    const sealedImage = await intake.seal(`${blobBase(document)}page-${number}-${tag}.webp`, image);
+    const sealedThumbnail = await intake.seal(`${blobBase(document)}thumbnail-${number}-${tag}.webp`, thumbnail);
+    const recorded = await repo.insertPage(db, {
+      document_id: document.id,
+      page: number,
+      width: page.width,
+      height: page.height,
+      image_key: sealedImage.blobKey,
+      image_wrapped_key: sealedImage.wrappedKey,
+      image_size: sealedImage.size,
+      thumbnail_key: sealedThumbnail.blobKey,
+      thumbnail_wrapped_key: sealedThumbnail.wrappedKey,
+      thumbnail_size: sealedThumbnail.size,
+      text: storableText(pdf.pageText(number)),
+    });
+    if (!recorded) await deleteBlobs([sealedImage.blobKey, sealedThumbnail.blobKey]);
+  }
+
+  /** The version is shown from now on; the link's older versions' renditions go. */
+  async function finish(document: repo.DocumentRow): Promise<void> {
+    const older = (await repo.findDocumentsOfLink(db, document.link_id)).filter((other) => other.version < document.version).map((other) => other.id);
+    const keys = await repo.findBlobKeysOfDocuments(db, older);
+    await db.transaction().execute(async (trx) => {
+      await repo.updateDocument(trx, document.id, { status: 'ready', error: null }, clock());
+      await repo.deleteDocuments(trx, older);
+    });
+    await deleteBlobs(keys);
+  }
+
+  /** One slice of the work; true when the rest is queued. */
+  async function renderSlice(documentId: number): Promise<boolean> {
+    const document = await repo.findDocument(db, documentId);
+    if (!document || document.status !== 'processing') return false;
+    const link = await links.findForVisitor(document.link_id);
+    // A newer version was uploaded before this one was ready: nobody will see it.
+    if (!link || link.version !== document.version) {
+      const keys = await repo.findBlobKeysOfDocuments(db, [document.id]);
+      await repo.deleteDocuments(db, [document.id]);
+      await deleteBlobs(keys);
+      return false;
+    }
+    let pdf: OpenedPdf;
+    try {
+      pdf = await open(document, link);
+    } catch (error) {
+      if (!(error instanceof UnrenderableError)) throw error;
+      await fail(document, error.message);
+      return false;
+    }
+    try {
+      if (document.page_count !== pdf.pageCount) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
+      const rendered = await repo.renderedPageNumbers(db, document.id);
+      const started = clock();
+      for (let number = 1; number <= pdf.pageCount; number++) {
+        if (rendered.has(number)) continue;
+        if (clock() - started > SLICE_MS) {
+          await jobs.enqueue(DOCUMENT_JOB, { documentId } satisfies RenderPayload);
+          return true;
+        }
+        await renderPage(document, pdf, number);
+      }
+    } finally {
+      pdf.close();
+    }
+    await finish(document);
+    return false;
+  }
+
+  const job: JobKind<RenderPayload> = {
+    run: async ({ documentId }) => {
+      await renderSlice(documentId);
+    },
+    async onFailure(trx: Executor, { documentId }, failure) {
+      if (failure.retry) return;
+      const reason =
+        failure.error instanceof ConversionError && failure.error.reason === 'timeout'
+          ? 'Converting the file took too long'
+          : 'The document could not be prepared';
+      await repo.updateDocument(trx, documentId, { status: 'failed', error: reason }, clock());
+    },
+    maxAttempts: 3,
+    backoffMs: (attempt) => 5_000 * 4 ** (attempt - 1),
+    concurrency: deps.concurrency,
+    // A run is one conversion (bounded by its timeout) or one slice of pages.
+    leaseMs: deps.convertTimeoutMs + SLICE_MS + 60_000,
+  };
+
+  /** The documents' blobs, for the orphan sweep: `documents/<link id>/…`. */
+  const blobOwner: BlobOwner = {
+    prefix: BLOB_PREFIX,
+    async storedKeys(linkIds) {
+      return new Set(await repo.findBlobKeysOfDocuments(db, await repo.findDocumentIdsOfLinks(db, linkIds)));
+    },
+  };
+
+  return {
+    job,
+    blobOwner,
+
+    /** Queues the rendering of a paged file's version, in the transaction that stores it. */
+    async queue(trx: Executor, link: Pick<LinkRow, 'id' | 'account_id' | 'version' | 'mime' | 'name' | 'kind'>): Promise<void> {
+      if (!isPaged(link)) return;
+      const { id, created } = await repo.insertDocument(trx, { accountId: link.account_id, linkId: link.id, version: link.version, now: clock() });
+      if (created) await jobs.enqueue(DOCUMENT_JOB, { documentId: id } satisfies RenderPayload, { executor: trx });
+    },
+
+    /** Draws one page of a document still being prepared, ahead of its turn (a visitor is waiting for it). */
+    async renderAhead(documentId: number, number: number): Promise<void> {
+      const document = await repo.findDocument(db, documentId);
+      if (document?.status !== 'processing' || document.page_count === null || number > document.page_count) return;
+      const link = await links.findForVisitor(document.link_id);
+      if (!link || link.version !== document.version) return;
+      const pdf = await open(document, link).catch(() => undefined);
+      if (!pdf) return;
+      try {
+        await renderPage(document, pdf, number);
+      } finally {
+        pdf.close();
+      }
+    },
+  };
+}
+
+export type Renditions = ReturnType<typeof createRenditions>;
