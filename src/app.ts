@@ -21,6 +21,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { downloadsRoutes } from './modules/downloads/downloads.routes.js';
 import { linksRoutes } from './modules/links/links.routes.js';
 import { documentsRoutes } from './modules/documents/documents.routes.js';
+import { CONVERSION_OFF } from './infra/convert/locate-soffice.js';
 import { uploadRoutes } from './modules/upload/upload.routes.js';
 import { accessRequestsRoutes } from './modules/access-requests/access-requests.routes.js';
 import { brandingAssetRoutes, brandingRoutes } from './modules/branding/branding.routes.js';
@@ -109,7 +110,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     try {
       await runtime.database.ping();
       // Still ready: every request is served, only the rate limits are per replica for now.
-      return config.redisUrl && runtime.counter.sharing === 'per-process' ? { ok: true, degraded: ['redis'] } : { ok: true };
+      const degraded = config.redisUrl && runtime.counter.sharing === 'per-process' ? ['redis'] : [];
+      // Ready too: Office files are stored and offered for download, but not shown as pages.
+      const missing = config.sofficePath !== CONVERSION_OFF && !(await runtime.converter.available()) ? ['converter'] : [];
+      return { ok: true, ...(degraded.length > 0 && { degraded }), ...(missing.length > 0 && { missing }) };
     } catch {
       return reply.code(503).send({ error: 'database unreachable' });
     }

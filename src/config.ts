@@ -54,7 +54,7 @@ export interface Config {
   eventMaxAttempts: number;
   /** Deliveries one process sends at once; 1 keeps each channel's messages in the order of their events. */
   eventConcurrency: number;
-  /** LibreOffice's `soffice`, which turns Office documents into PDF; undefined: looked up on PATH. */
+  /** LibreOffice's `soffice`, which turns Office documents into PDF; undefined: looked up on PATH; `none`: conversion off. */
   sofficePath: string | undefined;
   /** A conversion still running after this long is killed with its whole process group. */
   convertTimeoutSeconds: number;

@@ -348,6 +348,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     log,
     intake,
     reader,
+    converter,
     metrics,
     jobs,
     mailer,

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
-import { findSoffice, isExecutableFile } from '../infra/convert/locate-soffice.js';
+import { CONVERSION_OFF, findSoffice, isExecutableFile } from '../infra/convert/locate-soffice.js';
 import { unwrapFileKey } from '../infra/crypto/envelope.js';
 import { findMasterKey, MASTER_KEY_FILE } from '../infra/crypto/master-key.js';
 import { SEGMENT_SIZE } from '../infra/crypto/segmented-aead.js';
@@ -156,6 +156,8 @@ async function checkRedis(config: Config): Promise<[Status, string]> {
 
 /** LibreOffice turns Office documents into PDF; without it they are offered as downloads only. */
 function checkConverter(config: Config, env: Record<string, string | undefined>): [Status, string] {
+  if (config.sofficePath === CONVERSION_OFF)
+    return ['ok', 'Office conversion is turned off (SOFFICE_PATH=none): Office documents are offered as downloads only'];
   const found = findSoffice(config.sofficePath, env.PATH);
   if (config.sofficePath && !isExecutableFile(config.sofficePath)) return ['FAIL', `SOFFICE_PATH ${config.sofficePath} is not an executable file`];
   if (found) return ['ok', `LibreOffice at ${found}`];

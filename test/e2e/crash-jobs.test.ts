@@ -77,6 +77,9 @@ async function waitUntil(what: string, done: () => boolean, ms = 15_000): Promis
   }
 }
 
+/** The jobs under test (each .txt link also queues its document's rendering, which is not). */
+const DELIVERY_KINDS = ['mail.send', 'event.deliver'];
+
 test('a mail and an event delivery interrupted by kill -9 are done once their lease lapses: the mail once, the delivery at least once', async (t) => {
   const smtp = await startSlowSmtp(t);
   const receiver = await startSlowReceiver(t);
@@ -106,7 +109,13 @@ test('a mail and an event delivery interrupted by kill -9 are done once their le
 
     server.child.kill('SIGKILL');
     await server.exited;
-    const running = await db.selectFrom('jobs').select(['id', 'kind']).where('status', '=', 'running').orderBy('kind').execute();
+    const running = await db
+      .selectFrom('jobs')
+      .select(['id', 'kind'])
+      .where('status', '=', 'running')
+      .where('kind', 'in', DELIVERY_KINDS)
+      .orderBy('kind')
+      .execute();
     assert.deepEqual(
       running.map((job) => job.kind),
       ['event.deliver', 'mail.send'],
@@ -126,7 +135,7 @@ test('a mail and an event delivery interrupted by kill -9 are done once their le
   assert.deepEqual(smtp.accepted.sort(), ['reader0@example.com', 'reader1@example.com'], 'each mail accepted exactly once');
   assert.equal(receiver.answered.length, ROUNDS, 'each event delivered once after the restart');
   assert.equal(receiver.arrived.length, 2 * ROUNDS, 'the interrupted delivery arrived again: at least once, as documented');
-  const jobs = await db.selectFrom('jobs').select(['kind', 'status', 'attempts']).execute();
+  const jobs = await db.selectFrom('jobs').select(['kind', 'status', 'attempts']).where('kind', 'in', DELIVERY_KINDS).execute();
   assert.ok(
     jobs.every((job) => job.status === 'done' && job.attempts === 2),
     JSON.stringify(jobs),

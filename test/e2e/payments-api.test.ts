@@ -149,7 +149,7 @@ test('checkout needs a view session of the link; with one it is a destination ch
   const request = stripe.checkoutRequests.get(session.id)!;
   assert.equal(request.mode, 'payment');
   assert.equal(request.customer_email, 'buyer@example.net');
-  assert.deepEqual(request.line_items[0].price_data, { currency: 'eur', unit_amount: '1200', product_data: { name: 'report.txt' } });
+  assert.deepEqual(request.line_items[0].price_data, { currency: 'eur', unit_amount: '1200', product_data: { name: 'report.dat' } });
   assert.deepEqual(request.payment_intent_data.transfer_data, { destination: stripeAccountId });
   assert.equal(request.payment_intent_data.application_fee_amount, '120');
   assert.deepEqual(request.metadata, { link_id: linkId, link_version: '1' });
@@ -233,7 +233,7 @@ test('the completed webhook records one purchase and sends one receipt, however 
     .where('type', '=', 'purchase.completed')
     .execute();
   assert.equal(emitted.length, 1, 'one purchase.completed event');
-  assert.deepEqual(JSON.parse(emitted[0]!.payload), { linkName: 'report.txt', email: 'receipt@example.net', amount: 1200, currency: 'eur' });
+  assert.deepEqual(JSON.parse(emitted[0]!.payload), { linkName: 'report.dat', email: 'receipt@example.net', amount: 1200, currency: 'eur' });
 
   // The receipt's link is the buyer's own download token.
   const downloadUrl = /(http\S+download-original\?token=\S+)/.exec(mail.text)![1]!;
@@ -303,7 +303,7 @@ test("a buyer keeps the original after the owner deactivates the link or it expi
   let now = Date.now();
   const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url }, clock: () => now });
   const content = randomBytes(2048);
-  const { owner, linkId } = await sellerWithPaidLink(app, stripe, content, 'report.txt', { expiration: '24h' });
+  const { owner, linkId } = await sellerWithPaidLink(app, stripe, content, 'report.dat', { expiration: '24h' });
   const ownerToken = (await owner.http.post(`/api/links/${linkId}/download-tokens`, { uses: 10, ttlSeconds: 7 * 86_400 })).body.token as string;
   const { sessionId } = await startCheckout(app, linkId, 'keeper@example.net');
   await stripe.completeCheckout(sessionId);

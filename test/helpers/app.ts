@@ -70,7 +70,7 @@ async function isolatedPostgresUrl(t: TestContext, baseUrl: string): Promise<str
   return url.href;
 }
 
-const NO_LIBREOFFICE = '/nonexistent/soffice';
+const NO_LIBREOFFICE = 'none';
 /** The env override that gives a test app this machine's LibreOffice (undefined when it has none). */
 export const WITH_LIBREOFFICE: Record<string, string> | undefined = (() => {
   const found = findSoffice(process.env.SOFFICE_PATH, process.env.PATH);

@@ -317,7 +317,8 @@ export async function sellerWithPaidLink(
   app: TestApp,
   stripe: StripeStandIn,
   content: Buffer | string,
-  fileName = 'report.txt',
+  // A type shown as nothing but a download: the file itself is what is sold.
+  fileName = 'report.dat',
   fields: Record<string, string> = {},
 ) {
   const owner = await app.createAccount('professional');

@@ -10,8 +10,12 @@ function isExecutable(file: string): boolean {
   }
 }
 
-/** LibreOffice's `soffice`: SOFFICE_PATH when set, else the first on PATH, else undefined (not installed). */
+/** SOFFICE_PATH's value that turns conversion off, as if LibreOffice were not installed. */
+export const CONVERSION_OFF = 'none';
+
+/** LibreOffice's `soffice`: SOFFICE_PATH when set, else the first on PATH, else undefined (not installed, or turned off). */
 export function findSoffice(configured: string | undefined, searchPath: string | undefined): string | undefined {
+  if (configured === CONVERSION_OFF) return undefined;
   if (configured) return configured;
   return (searchPath ?? '')
     .split(path.delimiter)

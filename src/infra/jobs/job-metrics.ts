@@ -7,9 +7,19 @@ const promClient = loadOnFirstUse<typeof import('prom-client')>('prom-client');
  * The runner's Prometheus series, on the registry /metrics serves (the runtime passes it when
  * METRICS_TOKEN is set). Labels are job kinds only: never ids or payloads.
  */
-export function createJobMetrics(registry: Registry) {
-  const { Counter, Histogram } = promClient();
+export function createJobMetrics(registry: Registry, countUnfinished: () => Promise<{ kind: string; status: string; count: number | string }[]>) {
+  const { Counter, Gauge, Histogram } = promClient();
   return {
+    unfinished: new Gauge({
+      name: 'jobs',
+      help: 'Jobs not finished, by kind and status (pending: waiting for their time or a runner; running: under a lease), read at each scrape',
+      labelNames: ['kind', 'status'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await countUnfinished()) this.set({ kind: row.kind, status: row.status }, Number(row.count));
+      },
+    }),
     run: new Counter({
       name: 'jobs_run_total',
       help: 'Job attempts started, by kind',

@@ -359,10 +359,12 @@ test('stop gives up waiting after its bound; the job keeps its lease', async (t)
   assert.match(log.entries[0]?.msg ?? '', /resume when their lease has passed/);
 });
 
-test('runs, failures and durations are counted by kind on the registry /metrics serves', async (t) => {
+test('runs, failures, durations and unfinished jobs are counted by kind on the registry /metrics serves', async (t) => {
   const { runner } = await setup(t);
   const registry = new Registry();
   const jobs = runner({ registry });
+  await jobs.enqueue('test.later', { n: 0 }, { runAt: Date.now() + 3_600_000 });
+  assert.match(await registry.metrics(), /^jobs\{kind="test\.later",status="pending"\} 1$/m, 'a queued job is seen before any runs');
   let calls = 0;
   jobs.register(
     'test.kind',
@@ -381,6 +383,7 @@ test('runs, failures and durations are counted by kind on the registry /metrics 
   assert.match(text, /^jobs_run_total\{kind="test\.kind"\} 3$/m);
   assert.match(text, /^jobs_failed_total\{kind="test\.kind",outcome="retry"\} 1$/m);
   assert.match(text, /^job_duration_seconds_count\{kind="test\.kind"\} 3$/m);
+  assert.doesNotMatch(text, /^jobs\{kind="test\.kind"/m, 'finished jobs are not counted as unfinished');
 });
 
 test('finished jobs are deleted a week after they finished; pending and running ones stay', async (t) => {

@@ -5,7 +5,7 @@ import { failureLevel, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { JobRow } from '../../db/types.js';
 import { createJobMetrics } from './job-metrics.js';
-import { claimDueJob, completeJob, deleteFinishedJobs, failJob, insertJobs, retryJob } from './jobs.repo.js';
+import { claimDueJob, completeJob, countUnfinishedJobs, deleteFinishedJobs, failJob, insertJobs, retryJob } from './jobs.repo.js';
 
 /** A failure that retrying cannot fix: the job fails at once, whatever attempts it has left. */
 export class PermanentJobError extends Error {
@@ -121,7 +121,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
   const { db, clock, log } = deps;
   const stopTimeoutMs = deps.stopTimeoutMs ?? 30_000;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const metrics = deps.registry && createJobMetrics(deps.registry);
+  const metrics = deps.registry && createJobMetrics(deps.registry, () => countUnfinishedJobs(db));
   const kinds = new Map<string, KindState>();
   const executions = new Set<Promise<void>>();
   let running = false;

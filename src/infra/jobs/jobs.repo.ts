@@ -114,6 +114,16 @@ export async function deleteFinishedJobs(db: Executor, before: number, limit: nu
   return Number(result.numDeletedRows);
 }
 
+/** Jobs waiting (pending, due or not) and running, by kind: the gauges /metrics serves. */
+export function countUnfinishedJobs(db: Executor) {
+  return db
+    .selectFrom('jobs')
+    .select(['kind', 'status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('status', 'in', ['pending', 'running'])
+    .groupBy(['kind', 'status'])
+    .execute();
+}
+
 /** For tests and diagnostics: oldest first. */
 export function listJobs(db: Executor, filter: { kind?: string; status?: JobStatus } = {}): Promise<JobRow[]> {
   return db

@@ -10,11 +10,11 @@ import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { FileReader } from '../files/file-reader.js';
 import type { DocumentStatus, DocumentSummaries, DocumentSummary, LinksService } from '../links/links.service.js';
-import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import type { Visitor, VisitorSession, VisitsService } from '../visits/visits.service.js';
 import * as repo from './documents.repo.js';
 import { isPaged, type Renditions } from './renditions.js';
 import { isWatermarked, stampFor } from './documents.service.js';
-import { watermarkImage } from './watermark/index.js';
+import { drawStampOverlay, stampPageImage, type StampOverlay } from './watermark/index.js';
 
 export type PageImageKind = 'page' | 'thumbnail';
 
@@ -44,12 +44,15 @@ export interface PageImage {
 
 /** Stamped images kept for their visit: a visitor paging back and forth is stamped once per page. */
 const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
+/** Each visit's mark, drawn once per page size (a few hundred KB of mostly transparent PNG). */
+const OVERLAY_CACHE_BYTES = 32 * 1024 * 1024;
 
-function createStampedCache(limitBytes: number) {
-  const entries = new Map<string, Buffer>();
+/** Least recently used entries go first once their bytes pass `limitBytes`. */
+function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
+  const entries = new Map<string, T>();
   let bytes = 0;
   return {
-    get(key: string): Buffer | undefined {
+    get(key: string): T | undefined {
       const hit = entries.get(key);
       if (hit) {
         entries.delete(key);
@@ -57,13 +60,13 @@ function createStampedCache(limitBytes: number) {
       }
       return hit;
     },
-    set(key: string, image: Buffer): void {
-      entries.set(key, image);
-      bytes += image.length;
+    set(key: string, value: T): void {
+      entries.set(key, value);
+      bytes += sizeOf(value);
       for (const [oldest, old] of entries) {
         if (bytes <= limitBytes) break;
         entries.delete(oldest);
-        bytes -= old.length;
+        bytes -= sizeOf(old);
       }
     },
   };
@@ -86,7 +89,21 @@ export function createPagesService(deps: {
   renditions: Pick<Renditions, 'queue' | 'renderAhead'>;
 }) {
   const { db, clock, reader, visits, links, renditions } = deps;
-  const stamped = createStampedCache(STAMPED_CACHE_BYTES);
+  const stamped = createByteCache<Buffer>(STAMPED_CACHE_BYTES, (image) => image.length);
+  const overlays = createByteCache<StampOverlay>(OVERLAY_CACHE_BYTES, (overlay) => overlay.png.length);
+
+  /** `image` with the visit's mark in its pixels; the mark is drawn once per visit and page size. */
+  async function stamp(image: Buffer, session: VisitorSession): Promise<Buffer> {
+    const { default: sharp } = await import('sharp');
+    const { width, height } = await sharp(image).metadata();
+    const key = `${session.viewId}:${width}x${height}`;
+    let overlay = overlays.get(key);
+    if (!overlay) {
+      overlay = await drawStampOverlay(stampFor(session, clock()), width, height);
+      overlays.set(key, overlay);
+    }
+    return stampPageImage(image, overlay);
+  }
 
   /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
   async function documentOf(link: LinkRow): Promise<repo.DocumentRow | undefined> {
@@ -142,7 +159,7 @@ export function createPagesService(deps: {
       const key = `${session.viewId}:${document.id}:${number}:${kind}`;
       let image = stamped.get(key);
       if (!image) {
-        image = (await watermarkImage(await readImage(document, number, kind), stampFor(session, clock()))).bytes;
+        image = await stamp(await readImage(document, number, kind), session);
         stamped.set(key, image);
       }
       return { bytes: image, mime: 'image/webp' };

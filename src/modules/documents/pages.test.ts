@@ -137,7 +137,8 @@ test(
 );
 
 test('without LibreOffice an Office upload still succeeds; its document says why it is not shown', async (t) => {
-  const app = await startApp(t);
+  const app = await startApp(t, { env: { SOFFICE_PATH: '/nonexistent/soffice' } });
+  assert.deepEqual(await (await fetch(`${app.url}/readyz`)).json(), { ok: true, missing: ['converter'] }, 'ready, with the converter missing');
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await fixture('three-pages.docx'), 'three-pages.docx', { allowDownload: '1' });
   const document = await documentOf(http, id);

@@ -54,6 +54,32 @@ export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): P
   return { bytes, mime: KEPT_FORMATS[format] };
 }
 
+/** A visit's mark drawn once for one page size, laid on each page of that size it is shown. */
+export interface StampOverlay {
+  png: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * The mark for `stamp` at `width` × `height`, as a PNG (mostly transparent, so small): drawing
+ * the glyph outlines costs more than laying the finished picture on a page.
+ */
+export async function drawStampOverlay(stamp: WatermarkStamp, width: number, height: number): Promise<StampOverlay> {
+  const { default: sharp } = await import('sharp');
+  const svg = markSvg(await loadWatermarkFont(), watermarkText(stamp), width, height);
+  return { png: await sharp(Buffer.from(svg)).png({ compressionLevel: 1 }).toBuffer(), width, height };
+}
+
+/** A rendered page (WebP) with `overlay` burned into its pixels, as WebP (the fastest effort: it is made per visit). */
+export async function stampPageImage(page: Buffer, overlay: StampOverlay): Promise<Buffer> {
+  const { default: sharp } = await import('sharp');
+  return sharp(page)
+    .composite([{ input: overlay.png, top: 0, left: 0 }])
+    .webp({ quality: 85, effort: 0 })
+    .toBuffer();
+}
+
 /** An SVG the size of the image: one text line defined once, placed on every tile. */
 function markSvg(font: WatermarkFont, text: string, width: number, height: number): string {
   const { parsed } = font;

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { makePdf } from '../../../../test/helpers/pdf.js';
+import { openPdf } from '../../../infra/pdf/pdf-renderer.js';
+import { drawStampOverlay, stampPageImage } from './index.js';
+import { WATERMARK_ANGLE_DEGREES } from './stamp.js';
+
+const stamp = { identity: 'ana@example.org', at: new Date('2026-11-24T10:00:00Z'), viewId: 'K7Q2ZP' };
+
+/** A page as the renderer stores it: PDFium's pixels as WebP. */
+async function renderedPage(): Promise<Buffer> {
+  const pdf = await openPdf(await makePdf(1));
+  try {
+    const page = await pdf.renderPage(1, 1600);
+    return await sharp(page.rgba, { raw: { width: page.width, height: page.height, channels: 4 } })
+      .webp({ quality: 80, effort: 2 })
+      .toBuffer();
+  } finally {
+    pdf.close();
+  }
+}
+
+/** The mask of non-zero pixels, grown by `radius` pixels in each direction (a square neighbourhood). */
+function grow(mask: Buffer, width: number, height: number, radius: number): Uint8Array {
+  const rows = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (mask[y * width + x] === 0) continue;
+      for (let dx = Math.max(0, x - radius); dx <= Math.min(width - 1, x + radius); dx++) rows[y * width + dx] = 1;
+    }
+  }
+  const grown = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (rows[y * width + x] === 0) continue;
+      for (let dy = Math.max(0, y - radius); dy <= Math.min(height - 1, y + radius); dy++) grown[dy * width + x] = 1;
+    }
+  }
+  return grown;
+}
+
+const grey = (image: Buffer) => sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
+
+test('a stamped page differs from the clean page only where the mark is drawn', async () => {
+  const clean = await renderedPage();
+  const { width, height } = await sharp(clean).metadata();
+  const overlay = await drawStampOverlay(stamp, width, height);
+  const [before, after] = await Promise.all([grey(clean), grey(await stampPageImage(clean, overlay))]);
+  // Where the mark has any ink, grown by 3 px for the encoder's blur.
+  const ink = grow(await sharp(overlay.png).extractChannel('alpha').raw().toBuffer(), width, height, 3);
+  let changed = 0;
+  let outside = 0;
+  for (let i = 0; i < before.data.length; i++) {
+    if (Math.abs(before.data[i]! - after.data[i]!) <= 24) continue;
+    changed++;
+    if (ink[i] === 0) outside++;
+  }
+  assert.ok(changed > 10_000, `the mark changes the page (${changed} pixels)`);
+  assert.equal(outside, 0, `${outside} of ${changed} changed pixels lie outside the mark`);
+});
+
+const tesseract = await promisify(execFile)('tesseract', ['--version']).then(
+  () => true,
+  () => false,
+);
+
+test(
+  'the stamp is legible: OCR reads the visitor, the time and the view id back',
+  { skip: !tesseract && 'tesseract-ocr is not installed' },
+  async (t) => {
+    const clean = await renderedPage();
+    const { width, height } = await sharp(clean).metadata();
+    const stamped = await stampPageImage(clean, await drawStampOverlay(stamp, width, height));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'linkvault-ocr-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'page.png');
+    // Turned level and cut to black on white, as a reader squinting at the page would.
+    await writeFile(file, await sharp(stamped).rotate(WATERMARK_ANGLE_DEGREES, { background: '#fff' }).greyscale().threshold(240).png().toBuffer());
+    const { stdout } = await promisify(execFile)('tesseract', [file, '-'], { timeout: 60_000 });
+    // The separators (middle dots) come back as "-", ":" or "«"; the parts that matter must be exact.
+    for (const part of [/ana@example\.org/, /2026-11-24 10:00 UTC/, /view K7Q2ZP/]) assert.match(stdout, part, stdout);
+  },
+);

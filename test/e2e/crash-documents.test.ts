@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/kysely.js';
+import { testEnv } from '../helpers/app.js';
+import { createLink } from '../helpers/files.js';
+import { createHttpClient } from '../helpers/http.js';
+import { makePdf } from '../helpers/pdf.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+import { VisitorClient } from '../helpers/visitor.js';
+import { waitFor } from '../helpers/wait.js';
+
+const PAGES = 300;
+
+test(`a ${PAGES}-page PDF whose rendering is killed with kill -9 is finished after the restart, each page once`, { timeout: 420_000 }, async (t) => {
+  const env = await testEnv(t);
+  const created = await runCli(['accounts', 'create', '--email', 'pages@example.com', '--plan', 'professional'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const database = openDatabase(loadConfig(env).database);
+  t.after(() => database.close());
+  const { db } = database;
+  const renderedPages = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('document_pages')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .executeTakeFirst()
+      )?.count ?? 0,
+    );
+
+  let server = await startServerProcess(t, env);
+  const id = await createLink(createHttpClient(server.url, apiKey), await makePdf(PAGES), 'Long report.pdf');
+  await waitFor(renderedPages, (count) => count >= 3, 120_000);
+  server.child.kill('SIGKILL');
+  await server.exited;
+  const before = await renderedPages();
+  assert.ok(before < PAGES, `killed mid-way (${before} of ${PAGES} pages drawn)`);
+  const job = await db.selectFrom('jobs').select(['status']).where('kind', '=', 'document.render').where('status', '!=', 'done').executeTakeFirst();
+  assert.equal(job?.status, 'running', 'the job died under its lease');
+  // Its lease lapses (a minute or more of waiting, skipped): the next runner takes it.
+  await db
+    .updateTable('jobs')
+    .set({ lease_until: Date.now() - 1 })
+    .where('status', '=', 'running')
+    .execute();
+
+  server = await startServerProcess(t, env);
+  const owner = createHttpClient(server.url, apiKey);
+  const document = await waitFor(
+    async () => (await owner.get(`/api/links/${id}`)).body.document as { status: string; pages: number },
+    (current) => current.status !== 'processing',
+    360_000,
+  );
+  assert.deepEqual(document, { status: 'ready', pages: PAGES, error: null });
+  assert.equal(await renderedPages(), PAGES, 'each page drawn once');
+  const visitor = new VisitorClient(server.url);
+  await visitor.get(`/v/${id}`);
+  const manifest = JSON.parse((await visitor.get(`/v/${id}/pages.json`)).text) as { pages: { number: number }[] };
+  assert.equal(manifest.pages.length, PAGES);
+  const last = await visitor.get(`/v/${id}/pages/${PAGES}`);
+  assert.equal(last.status, 200);
+  assert.equal(last.headers.get('content-type'), 'image/webp');
+});
