@@ -30,15 +30,20 @@ export function bundleBrowserScript(entryPoint: string): Promise<string> {
 
 /**
  * A family of pages' stylesheet and browser script, served as /assets/<file name> from our
- * origin. The script is the bundle `npm run build` wrote beside the compiled code, or, from
- * source, bundled now.
+ * origin. The stylesheet may be kept in several files, served as one under the first's name.
+ * The script is the bundle `npm run build` wrote beside the compiled code, or, from source,
+ * bundled now.
  */
-export async function servePageAssets(app: FastifyInstance, files: { stylesheet: string; script: { source: string; prebuilt: string } }) {
-  const css = readFileSync(files.stylesheet, 'utf8');
+export async function servePageAssets(
+  app: FastifyInstance,
+  files: { stylesheet: string | readonly [string, ...string[]]; script: { source: string; prebuilt: string } },
+) {
+  const stylesheets = typeof files.stylesheet === 'string' ? [files.stylesheet] : files.stylesheet;
+  const css = stylesheets.map((file) => readFileSync(file, 'utf8')).join('\n');
   const script = runningCompiled ? readFileSync(files.script.prebuilt, 'utf8') : await bundleBrowserScript(files.script.source);
   const cacheControl = 'public, max-age=3600';
 
-  app.get(`/assets/${path.basename(files.stylesheet)}`, { schema: { hide: true } }, async (_request, reply) =>
+  app.get(`/assets/${path.basename(stylesheets[0]!)}`, { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', cacheControl).send(css),
   );
   app.get(`/assets/${path.basename(files.script.prebuilt)}`, { schema: { hide: true } }, async (_request, reply) =>
@@ -46,10 +51,10 @@ export async function servePageAssets(app: FastifyInstance, files: { stylesheet:
   );
 }
 
-/** The visitor pages' own stylesheet and script, from our origin. */
+/** The visitor pages' own stylesheet (the paged viewer's rules in a file of their own) and script, from our origin. */
 export async function registerViewerAssets(app: FastifyInstance): Promise<void> {
   await servePageAssets(app, {
-    stylesheet: path.join(here, 'assets', 'viewer.css'),
+    stylesheet: [path.join(here, 'assets', 'viewer.css'), path.join(here, 'assets', 'paged-viewer.css')],
     script: VIEWER_SCRIPT,
   });
 }
