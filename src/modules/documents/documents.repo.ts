@@ -72,6 +72,11 @@ export function findPage(db: Executor, documentId: number, page: number) {
   return db.selectFrom('document_pages').selectAll().where('document_id', '=', documentId).where('page', '=', page).executeTakeFirst();
 }
 
+export async function hasPage(db: Executor, documentId: number, page: number): Promise<boolean> {
+  const row = await db.selectFrom('document_pages').select('page').where('document_id', '=', documentId).where('page', '=', page).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Pages 1..`upTo` that exist, in order, without their keys. */
 export function listPages(db: Executor, documentId: number, upTo: number) {
   return db

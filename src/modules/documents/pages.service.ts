@@ -3,7 +3,9 @@
  * or thumbnail. A watermarked visitor only ever receives images stamped for their visit (made
  * here with sharp, kept for the visit in a bounded cache); a preview shows pages 1..N only.
  */
+import { availableParallelism } from 'node:os';
 import { buffer } from 'node:stream/consumers';
+import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { notFound } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
@@ -44,6 +46,12 @@ export interface PageImage {
 
 /** Stamped images kept for their visit: a visitor paging back and forth is stamped once per page. */
 const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * Stamps made at once per process: each holds a few decoded 1600 px pages (about 15 MB each) in
+ * libvips, so twenty visitors at once would otherwise hold hundreds of MB; more than the cores
+ * would not finish sooner anyway.
+ */
+const CONCURRENT_STAMPS = Math.max(2, availableParallelism());
 /** Each visit's mark, drawn once per page size (a few hundred KB of mostly transparent PNG). */
 const OVERLAY_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -91,6 +99,7 @@ export function createPagesService(deps: {
   const { db, clock, reader, visits, links, renditions } = deps;
   const stamped = createByteCache<Buffer>(STAMPED_CACHE_BYTES, (image) => image.length);
   const overlays = createByteCache<StampOverlay>(OVERLAY_CACHE_BYTES, (overlay) => overlay.png.length);
+  const stamping = createConcurrencyLimit(CONCURRENT_STAMPS);
 
   /** `image` with the visit's mark in its pixels; the mark is drawn once per visit and page size. */
   async function stamp(image: Buffer, session: VisitorSession): Promise<Buffer> {
@@ -134,8 +143,13 @@ export function createPagesService(deps: {
     /** The pages a visitor holding a session of `linkId` may see, as far as they are ready. */
     async manifestFor(linkId: string, visitor: Visitor): Promise<PageManifest> {
       const { link, room } = await visits.requireSession(linkId, visitor);
-      const document = await documentOf(link);
+      let document = await documentOf(link);
       if (!document) return { status: 'none', error: null, version: null, totalPages: null, visiblePages: null, pages: [] };
+      // Nothing drawn yet while the job is busy with another document: page 1 is drawn now.
+      if (document.status === 'processing' && !(await repo.hasPage(db, document.id, 1))) {
+        await renditions.renderAhead(document.id, 1);
+        document = (await repo.findDocument(db, document.id)) ?? document;
+      }
       const visible = visibleCount(document, link);
       const watermark = isWatermarked(link, room);
       const pages = visible === null ? [] : await repo.listPages(db, document.id, visible);
@@ -159,7 +173,8 @@ export function createPagesService(deps: {
       const key = `${session.viewId}:${document.id}:${number}:${kind}`;
       let image = stamped.get(key);
       if (!image) {
-        image = await stamp(await readImage(document, number, kind), session);
+        const clean = await readImage(document, number, kind);
+        image = await stamping(() => stamp(clean, session));
         stamped.set(key, image);
       }
       return { bytes: image, mime: 'image/webp' };

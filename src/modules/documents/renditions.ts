@@ -207,6 +207,25 @@ export function createRenditions(deps: {
     leaseMs: deps.convertTimeoutMs + SLICE_MS + 60_000,
   };
 
+  const drawingAhead = new Map<string, Promise<void>>();
+
+  async function drawAhead(documentId: number, number: number): Promise<void> {
+    const document = await repo.findDocument(db, documentId);
+    if (document?.status !== 'processing' || (document.page_count !== null && number > document.page_count)) return;
+    const link = await links.findForVisitor(document.link_id);
+    if (!link || link.version !== document.version) return;
+    if (link.mime !== 'application/pdf' && document.pdf_blob_key === null) return;
+    const pdf = await open(document, link).catch(() => undefined);
+    if (!pdf) return;
+    try {
+      if (number > pdf.pageCount) return;
+      if (document.page_count === null) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
+      await renderPage(document, pdf, number);
+    } finally {
+      pdf.close();
+    }
+  }
+
   /** The documents' blobs, for the orphan sweep: `documents/<link id>/…`. */
   const blobOwner: BlobOwner = {
     prefix: BLOB_PREFIX,
@@ -226,19 +245,19 @@ export function createRenditions(deps: {
       if (created) await jobs.enqueue(DOCUMENT_JOB, { documentId: id } satisfies RenderPayload, { executor: trx });
     },
 
-    /** Draws one page of a document still being prepared, ahead of its turn (a visitor is waiting for it). */
-    async renderAhead(documentId: number, number: number): Promise<void> {
-      const document = await repo.findDocument(db, documentId);
-      if (document?.status !== 'processing' || document.page_count === null || number > document.page_count) return;
-      const link = await links.findForVisitor(document.link_id);
-      if (!link || link.version !== document.version) return;
-      const pdf = await open(document, link).catch(() => undefined);
-      if (!pdf) return;
-      try {
-        await renderPage(document, pdf, number);
-      } finally {
-        pdf.close();
+    /**
+     * Draws one page of a document still being prepared, ahead of its turn: a visitor is waiting
+     * for it while the job is busy elsewhere. Only once its PDF exists (an upload, or converted
+     * already): a conversion stays the job's. Visitors asking for the same page share one drawing.
+     */
+    renderAhead(documentId: number, number: number): Promise<void> {
+      const key = `${documentId}:${number}`;
+      let drawing = drawingAhead.get(key);
+      if (!drawing) {
+        drawing = drawAhead(documentId, number).finally(() => drawingAhead.delete(key));
+        drawingAhead.set(key, drawing);
       }
+      return drawing;
     },
   };
 }
