@@ -47,13 +47,17 @@ const STATEMENT_CACHE_SIZE = 500;
  * which costs more than running it; reuse statements by SQL text instead (queries are
  * parameterised, so the set is small). A cached statement is safe to share because
  * better-sqlite3 runs each call to completion. The connection itself is left as it is, so
- * statements prepared elsewhere (precompiled.ts) are their own.
+ * statements prepared elsewhere (precompiled.ts) are their own. Transactions begin IMMEDIATE.
  */
 function withStatementCache(database: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => database.close(),
     prepare(sqlText: string) {
+      // A deferred transaction that reads, then writes, fails at once (SQLITE_BUSY, no busy
+      // wait) when another process (the CLI beside the server) wrote in between; taking the
+      // write lock at BEGIN makes it wait its turn under busy_timeout instead.
+      if (sqlText === 'begin') sqlText = 'begin immediate';
       let statement = statements.get(sqlText);
       if (!statement) {
         statement = database.prepare(sqlText);
