@@ -34,10 +34,16 @@ test("a precompiled read never sees another request's uncommitted writes, and se
   await transaction;
 
   const { rows, afterCommit } = await duringTransaction;
-  assert.deepEqual(
-    rows.map((row) => row.email),
-    afterCommit ? ['committed@example.com', 'pending@example.com'] : ['committed@example.com'],
-  );
+  const emails = rows.map((row) => row.email);
+  if (handle.kind === 'sqlite') {
+    assert.ok(afterCommit, 'the read waited for the commit');
+    assert.deepEqual(emails, ['committed@example.com', 'pending@example.com']);
+  } else {
+    // PostgreSQL's read may take its snapshot before the commit yet answer after it (a slow
+    // connection under load): what it must never do is show the row before the commit.
+    assert.ok(emails.includes('committed@example.com'));
+    if (!afterCommit) assert.deepEqual(emails, ['committed@example.com'], 'no uncommitted row');
+  }
   assert.deepEqual(
     (await emailsOf('business')).map((row) => row.email),
     ['committed@example.com', 'pending@example.com'],
