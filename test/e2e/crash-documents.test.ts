@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/kysely.js';
 import { testEnv } from '../helpers/app.js';
+import { lapseRunningLeases } from '../helpers/crash.js';
 import { createLink } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
 import { makePdf } from '../helpers/pdf.js';
@@ -39,12 +40,7 @@ test(`a ${PAGES}-page PDF whose rendering is killed with kill -9 is finished aft
   assert.ok(before < PAGES, `killed mid-way (${before} of ${PAGES} pages drawn)`);
   const job = await db.selectFrom('jobs').select(['status']).where('kind', '=', 'document.render').where('status', '!=', 'done').executeTakeFirst();
   assert.equal(job?.status, 'running', 'the job died under its lease');
-  // Its lease lapses (a minute or more of waiting, skipped): the next runner takes it.
-  await db
-    .updateTable('jobs')
-    .set({ lease_until: Date.now() - 1 })
-    .where('status', '=', 'running')
-    .execute();
+  await lapseRunningLeases(db);
 
   server = await startServerProcess(t, env);
   const owner = createHttpClient(server.url, apiKey);

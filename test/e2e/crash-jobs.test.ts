@@ -6,7 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/kysely.js';
 import { testEnv } from '../helpers/app.js';
-import { auditAfterCrash } from '../helpers/crash.js';
+import { auditAfterCrash, lapseRunningLeases } from '../helpers/crash.js';
 import { sleep } from '../helpers/wait.js';
 import { createLink } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
@@ -121,12 +121,7 @@ test('a mail and an event delivery interrupted by kill -9 are done once their le
       ['event.deliver', 'mail.send'],
       `round ${round}: both jobs died under their lease`,
     );
-    // Their leases lapse (1-2 minutes of waiting, skipped): another runner may take them.
-    await db
-      .updateTable('jobs')
-      .set({ lease_until: Date.now() - 1 })
-      .where('status', '=', 'running')
-      .execute();
+    await lapseRunningLeases(db);
     server = await startServerProcess(t, env);
     await waitUntil('the interrupted mail and delivery to be done', () => smtp.accepted.includes(reader) && receiver.answered.includes(viewed));
   }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/kysely.js';
+import type { Db } from '../../src/db/kysely.js';
 
 import { sleep } from './wait.js';
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -233,4 +234,13 @@ export function integrityCheck(file: string): string {
   } finally {
     sqlite.close();
   }
+}
+
+/** Ends the leases of jobs whose runner was killed, as their lapse (a minute or more) would: the next runner takes them. */
+export async function lapseRunningLeases(db: Db): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ lease_until: Date.now() - 1 })
+    .where('status', '=', 'running')
+    .execute();
 }
