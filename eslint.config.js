@@ -16,6 +16,10 @@ const OTHER_MODULES_REPO = refuse(
   "A table belongs to its module: call the owning module's service, not its repo (docs/architecture.md).",
 );
 const ANY_REPO = refuse('\\.repo\\.js$', 'The web layer calls services, never repos.');
+const SERVER_CODE = refuse(
+  '(^|/)(core|modules|db|infra|viewer)/',
+  'The dashboard is a client of the REST API: it imports its own files and browser packages, never server code.',
+);
 const CORE = refuse('(^|/)core/', 'infra/ and db/ sit below core/: they must not import it.');
 
 /** Kysely's query builders: SQL lives in *.repo.ts and db/ only. */
@@ -73,6 +77,8 @@ export default tseslint.config(
   // Tests build their fixtures through any module's repo.
   layer({ files: ['src/modules/**/*.test.ts'], refused: [WEB_LAYER], sql: true }),
   layer({ files: ['src/viewer/**/*.ts', 'src/dashboard/**/*.ts', 'src/app.ts'], ignores: ['**/*.test.ts'], refused: [ANY_REPO], sql: false }),
+  // The dashboard is a client of the REST API like any other: its own files and browser packages only.
+  layer({ files: ['src/dashboard/client/**/*.{ts,tsx}'], refused: [SERVER_CODE], sql: false }),
   layer({ files: ['src/core/**/*.ts'], ignores: ['**/*.test.ts'], refused: [WEB_LAYER, MODULES], sql: false }),
   // Tests of infra/ build their fixtures through modules' repos (an account row to mail for).
   layer({ files: ['src/infra/**/*.ts'], ignores: ['**/*.repo.ts', '**/*.test.ts'], refused: [WEB_LAYER, MODULES, CORE], sql: false }),

@@ -13,13 +13,16 @@
  *   - every other file under src/ (templates, CSS, …), copied as is: a new one needs no
  *     change here;
  *   - each browser script (src/viewer/client/viewer.ts, src/dashboard/client/owner-pages.ts)
- *     bundled once, where its compiled assets module serves it from.
+ *     bundled once, where its compiled assets module serves it from;
+ *   - the dashboard (src/dashboard/client/app/) bundled to dist/dashboard/app-assets/,
+ *     content-hashed and pre-compressed (app-bundle.ts).
  * dist/ is emptied first, so a file moved or deleted in src/ cannot linger in it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { bundleDashboard, PREBUILT_DIR_IN_DIST, writeDashboardBundle } from '../src/dashboard/app-bundle.js';
 import { OWNER_PAGES_SCRIPT } from '../src/dashboard/assets.js';
 import { bundleBrowserScript, VIEWER_SCRIPT } from '../src/viewer/assets.js';
 
@@ -88,6 +91,10 @@ for (const script of BROWSER_SCRIPTS) {
   fs.writeFileSync(bundle, await bundleBrowserScript(script.source));
   bundled.push(path.relative(ROOT, bundle));
 }
+// The dashboard: content-hashed files beside their .gz and .br, and the manifest the server reads.
+const dashboardDir = path.join(DIST, PREBUILT_DIR_IN_DIST);
+await writeDashboardBundle(await bundleDashboard(), dashboardDir);
+bundled.push(path.relative(ROOT, dashboardDir));
 
 console.log(
   `build: ${modules.length} modules compiled, ${assets.length} files copied, ` +

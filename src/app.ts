@@ -38,6 +38,7 @@ import { integrationsRoutes } from './modules/integrations/integrations.routes.j
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { registerViewerAssets } from './viewer/assets.js';
 import { registerOwnerPagesAssets } from './dashboard/assets.js';
+import { registerDashboardAssets } from './dashboard/app-shell.js';
 import { ownerPagesRoutes } from './dashboard/owner-pages.routes.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
 import { portalRoutes } from './viewer/portal.routes.js';
@@ -198,6 +199,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await registerViewerAssets(app);
   // Sign-in, setup, invitations, resets and /app: pages whose forms call the API above.
   await registerOwnerPagesAssets(app);
+  await registerDashboardAssets(app);
   await app.register(ownerPagesRoutes, {
     auth: services.auth,
     sessions: services.sessions,

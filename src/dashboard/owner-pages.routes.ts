@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cookieValue, type Identity } from '../core/auth.js';
 import type { Role } from '../core/permissions.js';
 import type { AuthService } from '../modules/auth/auth.service.js';
@@ -8,6 +8,7 @@ import { DEFAULT_BRAND, type Brand, type BrandProvider } from '../modules/brandi
 import type { SessionsService } from '../modules/sessions/sessions.service.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../modules/users/users.service.js';
 import { addVisitorPageHeaders } from '../viewer/render.js';
+import { sendDashboardShell } from './app-shell.js';
 import { sendNotice, sendOwnerPage, type Notice } from './render.js';
 
 export interface OwnerPagesDeps {
@@ -152,10 +153,14 @@ export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async
     return sendOwnerPage(reply, { template: 'reset-password', title, brand: await brandAt(request), data: { token, ...PASSWORD_RULES } });
   });
 
-  // Until the dashboard comes, the signed-in page; its script reads GET /api/me like any API client.
-  app.get('/app', { schema: { hide: true } }, async (request, reply) => {
+  // The dashboard: its shell for /app and every path under it, whose router in the browser takes over.
+  const dashboard = async (request: FastifyRequest, reply: FastifyReply) => {
     const identity = await signedIn(request);
     if (!identity) return reply.redirect('/sign-in', 303);
-    return sendOwnerPage(reply, { template: 'app', title: 'Your account', brand: await brandFor(identity.accountId) });
-  });
+    return sendDashboardShell(reply, await brandFor(identity.accountId));
+  };
+  app.get('/app', { schema: { hide: true } }, dashboard);
+  app.get('/app/*', { schema: { hide: true } }, dashboard);
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => reply.redirect((await signedIn(request)) ? '/app' : '/sign-in', 303));
 };

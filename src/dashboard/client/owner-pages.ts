@@ -1,24 +1,11 @@
 // The owner pages' only script: sends their forms to the REST API as JSON, as any API client
-// would, and fills /app from GET /api/me. Every value from the API is set as text, never as HTML.
-
-interface Me {
-  user: { id: number; email: string; name: string; twoFactor: boolean } | null;
-  account: { id: number; name: string; plan: string };
-  role: string;
-  accounts: Array<{ id: number; name: string; role: string }>;
-  csrfToken: string | null;
-}
+// would. Every value from the API is set as text, never as HTML.
 
 const UNREACHABLE = 'linkvault could not be reached. Check your connection and try again.';
-const ROLE_LABELS: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
-
-/** The session's token for changes, once GET /api/me has given it (pages without a session have none). */
-let csrfToken: string | null = null;
 
 function callApi(method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (csrfToken) headers['x-csrf-token'] = csrfToken;
   return fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
@@ -119,48 +106,9 @@ async function send(form: HTMLFormElement): Promise<void> {
   }
 }
 
-function setText(root: Element, name: string, text: string): void {
-  root.querySelectorAll(`[data-me="${name}"]`).forEach((element) => (element.textContent = text));
-}
-
-/** /app: who is signed in, in which account, and the other accounts they can switch to. */
-async function showMe(root: HTMLElement): Promise<void> {
-  const loading = root.querySelector<HTMLElement>('[data-me-loading]');
-  let response: Response;
-  try {
-    response = await callApi('GET', '/api/me');
-  } catch {
-    if (loading) loading.hidden = true;
-    return showError(root, UNREACHABLE);
-  }
-  if (response.status === 401) return window.location.replace('/sign-in');
-  if (loading) loading.hidden = true;
-  if (!response.ok) return showError(root, await errorSentence(response));
-  const me = (await response.json()) as Me;
-  csrfToken = me.csrfToken;
-  setText(root, 'name', me.user?.name || me.user?.email || '');
-  setText(root, 'email', me.user?.email ?? '');
-  setText(root, 'account', me.account.name);
-  setText(root, 'role', ROLE_LABELS[me.role] ?? me.role);
-
-  const switcher = root.querySelector<HTMLFormElement>('[data-account-switcher]');
-  const select = switcher?.querySelector('select');
-  if (switcher && select && me.accounts.length > 1) {
-    for (const account of me.accounts) {
-      const label = `${account.name} (${ROLE_LABELS[account.role] ?? account.role})`;
-      select.add(new Option(label, String(account.id), false, account.id === me.account.id));
-    }
-    switcher.hidden = false;
-  }
-  const ready = root.querySelector<HTMLElement>('[data-me-ready]');
-  if (ready) ready.hidden = false;
-}
-
 for (const form of Array.from(document.querySelectorAll<HTMLFormElement>('form[data-api]'))) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (form.getAttribute('aria-busy') === null) void send(form);
   });
 }
-const home = document.querySelector<HTMLElement>('[data-me-root]');
-if (home) void showMe(home);

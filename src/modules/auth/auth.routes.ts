@@ -24,6 +24,9 @@ export const MeBody = Type.Object({
   role: Role,
   accounts: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: Role })),
   csrfToken: Type.Union([Type.String(), Type.Null()], { description: 'send as X-CSRF-Token with every change made through the session' }),
+  areas: Type.Array(Type.String(), {
+    description: "the areas of the product this role may manage (the permission table's names); a client hides the others",
+  }),
 });
 
 const publicErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody } as const;

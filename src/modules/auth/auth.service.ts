@@ -1,6 +1,6 @@
 import type { Principal } from '../../core/auth.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../core/errors.js';
-import type { Role } from '../../core/permissions.js';
+import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
 import type { Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
@@ -54,6 +54,9 @@ const signInRefused = () => unauthorized('The e-mail or password is not right');
  * magic links, password resets, invitations, open sign-up, switching accounts. Each ends in a
  * server-side session (`modules/sessions`); none reveals whether an e-mail has a sign-in.
  */
+/** The areas of the permission table a role may act in, for a client to show only what it may use. */
+const areasOf = (role: Role): Area[] => (Object.keys(MINIMUM_ROLE) as Area[]).filter((area) => mayAct(role, area));
+
 export function createAuthService(deps: {
   db: Db;
   clock: Clock;
@@ -363,6 +366,7 @@ export function createAuthService(deps: {
           role: principal.role,
           accounts: [{ id: principal.accountId, name, role: principal.role }],
           csrfToken: null,
+          areas: areasOf(principal.role),
         };
       }
       const user = await users.byId(principal.actor.id);
@@ -373,6 +377,7 @@ export function createAuthService(deps: {
         role: principal.role,
         accounts: await members.accountsOf(user.id),
         csrfToken: principal.session?.csrfToken ?? null,
+        areas: areasOf(principal.role),
       };
     },
 

@@ -1,0 +1,2 @@
+/** The analytics screens' words. */
+export const analytics = {} as const;

@@ -1,0 +1,2 @@
+/** The documents screens' words. */
+export const documents = {} as const;

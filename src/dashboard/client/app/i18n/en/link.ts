@@ -1,0 +1,2 @@
+/** The link screens' words (settings, analytics). */
+export const link = {} as const;

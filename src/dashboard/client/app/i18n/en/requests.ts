@@ -1,0 +1,2 @@
+/** The requests screens' words. */
+export const requests = {} as const;

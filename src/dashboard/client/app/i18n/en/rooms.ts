@@ -1,0 +1,2 @@
+/** The rooms screens' words. */
+export const rooms = {} as const;

@@ -1,0 +1,2 @@
+/** The settings screens' words. */
+export const settings = {} as const;

@@ -1,0 +1,7 @@
+import { t } from '../../i18n/index.js';
+import { PageHeader } from '../../ui/page.js';
+
+// Placeholder until this screen group is built.
+export function SettingsScreen() {
+  return <PageHeader title={t('nav.settings')} />;
+}

@@ -1,0 +1,10 @@
+import { t } from '../../i18n/index.js';
+import { PageHeader } from '../../ui/page.js';
+
+// Placeholder until this screen group is built.
+export function TemplatesScreen() {
+  return <PageHeader title={t('nav.templates')} />;
+}
+export function TemplateScreen() {
+  return <PageHeader title={t('nav.templates')} />;
+}
