@@ -8,6 +8,7 @@ import './styles/tokens.css';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/ui.css';
+import './styles/screens.css';
 
 applyBrandColour();
 
