@@ -1,0 +1,160 @@
+/**
+ * The dashboard's first load and its documents list at 100 000 links.
+ *
+ * 1. Bytes: the JavaScript and CSS a browser with a cold cache fetches to show /app with the
+ *    documents list, as sent gzip-compressed (what the budget counts) and as Chromium received
+ *    them (brotli). Budget: <= 150 KB (150 000 bytes) gzip.
+ * 2. Time: from navigation to the documents list showing 50 rows ("Copy link" buttons) for an
+ *    account of BENCH_LINKS (100 000) links, in Debian's Chromium driven by playwright-core,
+ *    beside the API call the page makes for that list, timed from this process with the same
+ *    session (p50 each). The cold load (empty HTTP cache) is printed; the budget is on a load
+ *    with the assets cached: the page adds <= 2x the API's own time (page - api <= 2 x api).
+ * The server is the real app in a child process (`node bin/linkvault.js serve`, embedded
+ * SQLite, LOG_LEVEL=info, dist/ when built: run `npm run build` first), its links seeded
+ * straight into SQLite as the links-list bench does; the person signs in with the link
+ * `linkvault users create` prints.
+ *
+ *   npm run build && npm run bench -- dashboard-load
+ */
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { formatValue, REPO_ROOT, runBench } from './lib/harness.js';
+import { median, startLinkvaultProcess, type LinkvaultProcess } from './lib/files.js';
+import { seedLinks } from './lib/links.js';
+
+const LINKS = Number(process.env.BENCH_LINKS || 100_000);
+const ROWS = 50;
+const LOADS = Number(process.env.BENCH_LOADS || 15);
+const API_CALLS = 100;
+const BYTES_BUDGET = 150_000;
+const ADDED_BUDGET = 2;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A person in the bench account, signed in through the link the CLI prints; their session cookie. */
+async function signIn(server: LinkvaultProcess, browser: Browser): Promise<string> {
+  const cli = spawnSync(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin/linkvault.js'), 'users', 'create', '--email', `person-${process.pid}@example.com`, '--account-email', `bench-${process.pid}@example.com`, '--role', 'owner'],
+    { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 },
+  );
+  const line = cli.stdout.split('\n').find((text) => text.includes('signInLink'));
+  if (cli.status !== 0 || !line) throw new Error(`linkvault users create failed: ${cli.stderr || cli.stdout}`);
+  const link = new URL((JSON.parse(line) as { signInLink: string }).signInLink);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.url}${link.pathname}${link.search}`);
+  const confirm = page.getByRole('button', { name: /sign in/i });
+  if (await confirm.isVisible().catch(() => false)) await confirm.click();
+  await page.waitForURL(/\/app/, { timeout: 30_000 });
+  const cookie = (await context.cookies()).find((candidate) => /lv_session$/.test(candidate.name));
+  await context.close();
+  if (!cookie) throw new Error('no session cookie after the sign-in link');
+  return `${cookie.name}=${cookie.value}`;
+}
+
+/** Navigates to /app and waits for ROWS rows; the milliseconds from navigation start, and the list call the page made. */
+async function loadList(page: Page, url: string): Promise<{ ms: number; listUrl: string | undefined }> {
+  let listUrl: string | undefined;
+  const watch = (request: { url(): string }) => {
+    if (/\/api\/links\?/.test(request.url())) listUrl ??= request.url();
+  };
+  page.on('request', watch);
+  const started = performance.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.getByRole('button', { name: 'Copy link' }).nth(ROWS - 1).waitFor({ timeout: 60_000 });
+  const ms = performance.now() - started;
+  page.off('request', watch);
+  return { ms, listUrl };
+}
+
+function timedGet(url: string, cookie: string, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get(url, { agent, headers: { cookie, accept: 'application/json' } }, (response) => {
+      response.resume();
+      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url} answered ${response.statusCode}`))));
+    });
+    request.setTimeout(30_000, () => request.destroy(new Error(`${url} timed out`)));
+    request.on('error', reject);
+  });
+}
+
+runBench(async () => {
+  const server = await startLinkvaultProcess({
+    prepare: ({ dataDir, accountId }) => void seedLinks(path.join(dataDir, 'linkvault.db'), accountId, LINKS, Date.now()),
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const cookie = await signIn(server, browser);
+    const [name, value] = cookie.split('=') as [string, string];
+
+    // Cold: a new context per load (empty HTTP cache); the bytes come from the first.
+    const assets = new Map<string, number>();
+    const cold: number[] = [];
+    let listUrl: string | undefined;
+    for (let n = 0; n < 5; n++) {
+      const context = await browser.newContext();
+      await context.addCookies([{ name, value, url: server.url }]);
+      const page = await context.newPage();
+      if (n === 0) {
+        page.on('requestfinished', (request) => {
+          if (!/\/app\/assets\/.+\.(js|css)$/.test(request.url())) return;
+          void request.sizes().then((sizes) => assets.set(request.url(), sizes.responseBodySize));
+        });
+      }
+      const load = await loadList(page, `${server.url}/app`);
+      cold.push(load.ms);
+      listUrl ??= load.listUrl;
+      await context.close();
+    }
+    if (!listUrl) throw new Error('the page made no GET /api/links call');
+
+    // Warm: one context, assets in its HTTP cache, a fresh page (new JS heap) per load.
+    const context = await browser.newContext();
+    await context.addCookies([{ name, value, url: server.url }]);
+    await loadList(await context.newPage(), `${server.url}/app`);
+    const warm: number[] = [];
+    for (let n = 0; n < LOADS; n++) {
+      const page = await context.newPage();
+      warm.push((await loadList(page, `${server.url}/app`)).ms);
+      await page.close();
+    }
+    await context.close();
+
+    const api: number[] = [];
+    for (let n = 0; n < 20; n++) await timedGet(listUrl, cookie, agent);
+    for (let n = 0; n < API_CALLS; n++) api.push(await timedGet(listUrl, cookie, agent));
+
+    let gzipBytes = 0;
+    for (const url of assets.keys()) {
+      const body = await fetch(url, { headers: { 'accept-encoding': 'identity' } }).then((response) => response.arrayBuffer());
+      gzipBytes += zlib.gzipSync(Buffer.from(body), { level: 9 }).length;
+    }
+    const received = [...assets.values()].reduce((sum, size) => sum + size, 0);
+
+    const apiMs = median(api);
+    const warmMs = median(warm);
+    const added = (warmMs - apiMs) / apiMs;
+    console.log(
+      `dashboard-load: first load ${formatValue(gzipBytes / 1000)} KB of JS+CSS gzip (${assets.size} files; ${formatValue(received / 1000)} KB as received, brotli); ` +
+        `${ROWS} rows of ${LINKS} links in ${formatValue(warmMs)} ms warm, ${formatValue(median(cold))} ms cold (p50); the API call ${formatValue(apiMs)} ms p50`,
+    );
+    console.log(`  list call: ${new URL(listUrl).pathname}${new URL(listUrl).search}; ${LOADS} warm loads, 5 cold loads, ${API_CALLS} API calls`);
+    const bytesOk = gzipBytes <= BYTES_BUDGET;
+    const timeOk = added <= ADDED_BUDGET;
+    console.log(`budget: first load <= ${BYTES_BUDGET / 1000} KB gzip (measured ${formatValue(gzipBytes / 1000)} KB) ${bytesOk ? 'ok' : 'MISSED'}`);
+    console.log(
+      `budget: the page adds <= ${ADDED_BUDGET}x the API's time (measured ${added.toFixed(2)}x: ${formatValue(warmMs)} ms page vs ${formatValue(apiMs)} ms API) ${timeOk ? 'ok' : 'MISSED'}`,
+    );
+    if ((!bytesOk || !timeOk) && process.env.BENCH_STRICT === '1') process.exitCode = 1;
+  } finally {
+    agent.destroy();
+    await browser.close();
+    await server.close();
+  }
+});
