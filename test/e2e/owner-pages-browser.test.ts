@@ -60,7 +60,13 @@ async function signIn(page: Page, baseUrl: string, email: string, password: stri
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-const facts = (page: Page) => page.locator('.facts').innerText();
+/** The dashboard, opened for `name`: its account menu (who, in which account, in which role) as text. */
+async function dashboardFor(page: Page, name: string): Promise<string> {
+  await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor();
+  const menu = page.getByRole('button', { name: `Account: ${name}` });
+  if ((await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  return page.locator('#account-panel').innerText();
+}
 const focusedId = (page: Page) => page.evaluate<string | null>('document.activeElement && document.activeElement.id');
 
 test('first run: the link the new server logs opens the setup page, which ends signed in on /app', async (t) => {
@@ -83,8 +89,7 @@ test('first run: the link the new server logs opens the setup page, which ends s
   await page.getByLabel('Company name', { exact: true }).fill('Analytical Engines Ltd');
   await page.getByRole('button', { name: 'Create owner account' }).click();
   await page.waitForURL(`${publicUrl}/app`);
-  await page.getByRole('heading', { name: 'Hello, Ada Lovelace' }).waitFor();
-  const shown = await facts(page);
+  const shown = await dashboardFor(page, 'Ada Lovelace');
   assert.match(shown, /Analytical Engines Ltd/);
   assert.match(shown, /Owner/);
   await screenshot(page, 'owner-pages-first-run-app');
@@ -122,15 +127,15 @@ test('sign-in page: a wrong password is refused in place, the right one opens /a
   await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${app.url}/app`);
-  await page.getByRole('heading', { name: 'Hello, Grace Hopper' }).waitFor();
-  const shown = await facts(page);
+  const shown = await dashboardFor(page, 'Grace Hopper');
   assert.match(shown, /Northwind Advisory/);
   assert.match(shown, /Admin/);
-  assert.equal(await page.locator('[data-account-switcher]').isVisible(), false, 'one account: no switcher');
+  assert.equal(await page.getByRole('list', { name: 'Switch account' }).count(), 0, 'one account: no switcher');
 
   await page.goto(`${app.url}/sign-in`);
   assert.equal(new URL(page.url()).pathname, '/app', 'signed in already: straight to /app');
 
+  await dashboardFor(page, 'Grace Hopper');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${app.url}/sign-in`);
   await page.goto(`${app.url}/app`);
@@ -205,8 +210,7 @@ test('magic link: asked for on the page, read from the mail, signs in only when 
   assert.equal((await page.request.get(`${app.url}/api/me`)).status(), 401, 'opening the link signs no one in');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${app.url}/app`);
-  await page.getByRole('heading', { name: 'Hello, Lin Chen' }).waitFor();
-  assert.match(await facts(page), /Member/);
+  assert.match(await dashboardFor(page, 'Lin Chen'), /Member/);
 
   await page.goto(app.url + link);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -246,7 +250,7 @@ test('password reset: asked for on the page, chosen through the mailed link, the
   await page.getByLabel('Password', { exact: true }).fill(newPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${app.url}/app`);
-  await page.getByRole('heading', { name: 'Hello, Sam Forgetful' }).waitFor();
+  await dashboardFor(page, 'Sam Forgetful');
 });
 
 test('invitation: the mailed link joins the account in its brand and role; a person with two accounts switches between them', async (t) => {
@@ -270,8 +274,7 @@ test('invitation: the mailed link joins the account in its brand and role; a per
   await page.getByLabel('Password', { exact: true }).fill('first day at northwind');
   await accept.click();
   await page.waitForURL(`${app.url}/app`);
-  await page.getByRole('heading', { name: 'Hello, Noor Haddad' }).waitFor();
-  let shown = await facts(page);
+  let shown = await dashboardFor(page, 'Noor Haddad');
   assert.match(shown, /Northwind Advisory/);
   assert.match(shown, /Member/);
 
@@ -287,19 +290,17 @@ test('invitation: the mailed link joins the account in its brand and role; a per
   await kimsPage.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
   await kimsPage.getByRole('button', { name: 'Accept invitation' }).click();
   await kimsPage.waitForURL(`${app.url}/app`);
-  await kimsPage.getByRole('heading', { name: 'Hello, Kim Park' }).waitFor();
-  shown = await facts(kimsPage);
+  shown = await dashboardFor(kimsPage, 'Kim Park');
   assert.match(shown, /Northwind Advisory/);
   assert.match(shown, /Admin/);
 
-  const switcher = kimsPage.getByLabel('Switch account');
-  assert.deepEqual((await switcher.locator('option').allInnerTexts()).sort(), ['Contoso (Owner)', 'Northwind Advisory (Admin)']);
+  const switcher = kimsPage.getByRole('list', { name: 'Switch account' });
+  assert.deepEqual(await switcher.getByRole('button').allInnerTexts(), ['Contoso · Owner'], 'the other account, with the role there');
   await screenshot(kimsPage, 'owner-pages-app-two-accounts');
-  await switcher.selectOption({ label: 'Contoso (Owner)' });
-  await kimsPage.getByRole('button', { name: 'Switch' }).click();
-  await kimsPage.locator('.facts', { hasText: 'Contoso' }).waitFor();
-  shown = await facts(kimsPage);
-  assert.match(shown, /Owner/);
+  await switcher.getByRole('button', { name: 'Contoso · Owner' }).click();
+  await kimsPage.locator('.app-name', { hasText: 'Contoso' }).waitFor();
+  shown = await dashboardFor(kimsPage, 'Kim Park');
+  assert.match(shown, /Contoso · Owner/);
 });
 
 test('no value from the URL or an account name is rendered as HTML', async (t) => {
@@ -352,8 +353,7 @@ test('open sign-up: the confirmation mail leads to the account form and into /ap
   await page.getByLabel('Company name', { exact: true }).fill('Okafor Ventures');
   await page.getByRole('button', { name: 'Create owner account' }).click();
   await page.waitForURL(`${app.url}/app`);
-  await page.getByRole('heading', { name: 'Hello, Fatima Okafor' }).waitFor();
-  const shown = await facts(page);
+  const shown = await dashboardFor(page, 'Fatima Okafor');
   assert.match(shown, /Okafor Ventures/);
   assert.match(shown, /Owner/);
 });
