@@ -79,6 +79,8 @@ export interface LinksTable {
   preview_image_key: string | null;
   /** the agreement a visitor accepts before viewing (0022) */
   agreement_id: number | null;
+  /** when a visitor last opened it, epoch ms; 0 when never (0024) */
+  last_viewed_at: Generated<number>;
 }
 
 export interface RoomLinksTable {

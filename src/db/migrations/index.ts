@@ -22,6 +22,7 @@ import * as viewAlerts from './0020-view-alerts.js';
 import * as linkPreviews from './0021-link-previews.js';
 import * as agreements from './0022-agreements.js';
 import * as documents from './0023-documents.js';
+import * as linkListOrders from './0024-link-list-orders.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0021-link-previews': linkPreviews,
   '0022-agreements': agreements,
   '0023-documents': documents,
+  '0024-link-list-orders': linkListOrders,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -64,6 +64,7 @@ function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
     preview_description: null,
     preview_image_key: null,
     agreement_id: null,
+    last_viewed_at: 0,
     ...fields,
   };
 }

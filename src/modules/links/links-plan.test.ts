@@ -5,7 +5,16 @@ import type { Db } from '../../db/kysely.js';
 import { openTestDatabase } from '../../../test/helpers/database.js';
 import { assertIndexedPlans, queryPlans } from '../../../test/helpers/query-plan.js';
 import { EXPIRATIONS } from './link-settings.js';
-import { changeLinkExpiry, countLinks, deleteLink, fileExpiredLinks, insertLink, listLinks } from './links.repo.js';
+import {
+  changeLinkExpiry,
+  countLinks,
+  deleteLink,
+  fileExpiredLinks,
+  insertLink,
+  listLinks,
+  type LinkOrder,
+  type SortPosition,
+} from './links.repo.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2025, 5, 15, 10, 30);
@@ -49,11 +58,11 @@ test('the list, count and page queries read through indexes, with no scan or sor
   if (process.env.PRINT_PLANS) console.log(filing.join('\n---\n'));
   assertIndexedPlans(filing.slice(0, 1), /links_unfiled_expiry_idx/);
 
-  const position = { createdAt: NOW - 5 * 20 * 60_000, id: 'planlink0000000005' };
+  const position = { value: NOW - 5 * 20 * 60_000, id: 'planlink0000000005' };
   const pages = {
     first: { limit: 10 },
     deep: { limit: 10, offset: 10 },
-    fromTheOldest: { limit: 10, offset: 5, oldestFirst: true },
+    fromTheOldest: { limit: 10, offset: 5, fromTheEnd: true },
     afterCursor: { limit: 11, after: position },
   };
   for (const [name, page] of Object.entries(pages)) {
@@ -64,6 +73,37 @@ test('the list, count and page queries read through indexes, with no scan or sor
         assertIndexedPlans(plans.slice(0, 1), /links_account_tab_idx/);
         assertIndexedPlans(plans.slice(1), /links_pkey|sqlite_autoindex_links_1/);
       });
+    }
+  }
+});
+
+test('every other order of the list reads its own index per tab, by page, from the end and after a cursor, with no sort', async (t) => {
+  const { db } = (await openTestDatabase(t)).handle;
+  const accountId = await seedAccount(db);
+  for (let n = 0; n < 30; n++) await addLink(db, accountId, `planlink${String(n).padStart(10, '0')}`, NOW - n * 20 * 60_000, EXPIRATIONS['7d']);
+  await db.transaction().execute((trx) => fileExpiredLinks(trx, accountId, NOW + 7 * 24 * HOUR - 5 * HOUR));
+  const orders: Array<{ order: LinkOrder; index: RegExp; after: SortPosition }> = [
+    {
+      order: { sort: 'name', direction: 'asc' },
+      index: /links_account_tab_name_idx/,
+      after: { value: 'planlink0000000005.pdf', id: 'planlink0000000005' },
+    },
+    { order: { sort: 'views', direction: 'desc' }, index: /links_account_tab_views_idx/, after: { value: 3, id: 'planlink0000000005' } },
+    { order: { sort: 'lastViewed', direction: 'desc' }, index: /links_account_tab_viewed_idx/, after: { value: NOW, id: 'planlink0000000005' } },
+    {
+      order: { sort: 'created', direction: 'asc' },
+      index: /links_account_tab_idx/,
+      after: { value: NOW - 25 * 20 * 60_000, id: 'planlink0000000025' },
+    },
+  ];
+  for (const { order, index, after } of orders) {
+    for (const tab of ['active', 'expired'] as const) {
+      for (const page of [{ limit: 10 }, { limit: 10, offset: 5, fromTheEnd: true }, { limit: 11, after }]) {
+        const plans = await queryPlans(db, (executor) => listLinks(executor, accountId, tab, NOW, { ...page, order }));
+        if (process.env.PRINT_PLANS) console.log(`${order.sort} ${order.direction} ${tab}:\n${plans.join('\n---\n')}`);
+        assertIndexedPlans(plans.slice(0, 1), index);
+        assertIndexedPlans(plans.slice(1), /links_pkey|sqlite_autoindex_links_1/);
+      }
     }
   }
 });

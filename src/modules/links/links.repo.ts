@@ -1,14 +1,9 @@
-import { PostgresAdapter, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type RawBuilder, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { LinkRow, LinksTable, NewLink } from '../../db/types.js';
 
 export type LinkTab = 'active' | 'expired';
 export type LinkPatch = Updateable<LinksTable>;
-/** Where a page of the newest-first list stopped: its last link. */
-export interface LinkPosition {
-  createdAt: number;
-  id: string;
-}
 
 /** Keeps the account's link counts (all, and filed under the expired tab) in step with an insert or a delete. */
 async function countLinkChange(db: Executor, accountId: number, change: 1 | -1, inExpiredTab: boolean): Promise<void> {
@@ -120,24 +115,69 @@ export async function changeLinkExpiry(db: Executor, accountId: number, id: stri
     .execute();
 }
 
+export type LinkSort = 'created' | 'name' | 'views' | 'lastViewed';
+/** The orders the list offers, each read from its own index per tab (links_account_tab_*_idx); names whatever their case. */
+const SORT_KEYS: Record<LinkSort, RawBuilder<string | number>> = {
+  created: sql`${sql.ref('created_at')}`,
+  name: sql`lower(${sql.ref('name')})`,
+  views: sql`${sql.ref('views')}`,
+  lastViewed: sql`${sql.ref('last_viewed_at')}`,
+};
+export type SortDirection = 'asc' | 'desc';
+export interface LinkOrder {
+  sort: LinkSort;
+  direction: SortDirection;
+}
+export const NEWEST_FIRST: LinkOrder = { sort: 'created', direction: 'desc' };
+
+/** Where a page of the list stopped, in any order: its last link's sort value and id. */
+export interface SortPosition {
+  value: string | number;
+  id: string;
+}
+
+/** `lower(name) like %text%`, with the text's own % and _ taken literally: the same on SQLite and PostgreSQL. */
+function nameContains(text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return sql<boolean>`lower(${sql.ref('name')}) like ${pattern} escape '\\'`;
+}
+
+/** The tab's links, or those whose name contains `search` (case-insensitive). */
+function inTabMatching(db: Executor, accountId: number, tab: LinkTab, now: number, search: string | undefined) {
+  return inTab(db, accountId, tab, now).$if(search !== undefined, (query) => query.where(nameContains(search!)));
+}
+
+/** How many of the tab's links have `search` in their name (the kept counts serve the unsearched list). */
+export async function countMatchingLinks(db: Executor, accountId: number, tab: LinkTab, now: number, search: string): Promise<number> {
+  const row = await inTabMatching(db, accountId, tab, now, search)
+    .select((eb) => eb.fn.countAll<number>().as('links'))
+    .executeTakeFirstOrThrow();
+  return Number(row.links);
+}
+
 /**
- * A page of the tab, newest first: after `after` (keyset), else past `offset` links. With
- * `oldestFirst` the same order is read from its other end (deep pages), and given back newest first.
- * Ids come from the covering index, then the rows by id.
+ * A page of the tab in `order` (newest first unless told), ties broken by id in the same
+ * direction: after `after` (keyset, on the sort key each row comes with), else past `offset` links. With `fromTheEnd` the same order
+ * is read from its other end (deep pages), and given back in `order`. Ids come from the tab's
+ * covering index for that order, then the rows by id.
  */
 export async function listLinks(
   db: Executor,
   accountId: number,
   tab: LinkTab,
   now: number,
-  page: { limit: number; offset?: number; after?: LinkPosition; oldestFirst?: boolean },
+  page: { limit: number; offset?: number; after?: SortPosition; fromTheEnd?: boolean; order?: LinkOrder; search?: string },
 ) {
-  const { after, offset = 0 } = page;
-  const direction = page.oldestFirst ? 'asc' : 'desc';
-  const ids = await inTab(db, accountId, tab, now)
-    .select('id')
-    .$if(after !== undefined, (query) => query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after!.createdAt, after!.id))))
-    .orderBy('created_at', direction)
+  const { after, offset = 0, order = NEWEST_FIRST } = page;
+  const sortKey = SORT_KEYS[order.sort];
+  const reversed = order.direction === 'asc' ? 'desc' : 'asc';
+  const direction = page.fromTheEnd ? reversed : order.direction;
+  const ids = await inTabMatching(db, accountId, tab, now, page.search)
+    .select(['id', sortKey.as('sort_key')])
+    .$if(after !== undefined, (query) =>
+      query.where((eb) => eb(eb.tuple(sortKey, eb.ref('id')), order.direction === 'desc' ? '<' : '>', eb.tuple(after!.value, after!.id))),
+    )
+    .orderBy(sortKey, direction)
     .orderBy('id', direction)
     .limit(page.limit)
     .$if(offset > 0, (query) => query.offset(offset))
@@ -153,8 +193,12 @@ export async function listLinks(
     )
     .execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const ordered = ids.flatMap((row) => byId.get(row.id) ?? []);
-  return page.oldestFirst ? ordered.reverse() : ordered;
+  // Each row with its sort key as the database computed it: where a cursor resumes.
+  const ordered = ids.flatMap(({ id, sort_key: sortKey }) => {
+    const row = byId.get(id);
+    return row ? [{ ...row, sortKey: sortKey as string | number }] : [];
+  });
+  return page.fromTheEnd ? ordered.reverse() : ordered;
 }
 
 export async function updateLink(db: Executor, accountId: number, id: string, patch: LinkPatch): Promise<boolean> {
@@ -274,11 +318,11 @@ export function listRoomChildren(db: Executor, roomId: string) {
     .execute();
 }
 
-/** Counts one view unless the link's cap is reached, in one statement: racing visitors cannot overshoot. */
-export async function countViewUnderCap(db: Executor, linkId: string): Promise<boolean> {
+/** Counts one view at `now` unless the link's cap is reached, in one statement: racing visitors cannot overshoot. */
+export async function countViewUnderCap(db: Executor, linkId: string, now: number): Promise<boolean> {
   const row = await db
     .updateTable('links')
-    .set((eb) => ({ views: eb('views', '+', 1) }))
+    .set((eb) => ({ views: eb('views', '+', 1), last_viewed_at: now }))
     .where('id', '=', linkId)
     .where((eb) => eb.or([eb('max_views', '=', 0), eb('views', '<', eb.ref('max_views'))]))
     .returning('views')

@@ -72,6 +72,10 @@ const LinkListItem = Type.Object({
   viewer_url: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.String({ format: 'date-time' }),
+  has_expiry: Type.Boolean({ description: 'false when the link never expires (expires_at is then the end of year 9999)' }),
+  last_viewed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when a visitor last opened it; null when never' }),
+  requires_approval: Type.Boolean(),
+  requires_otp: Type.Boolean({ description: 'visitors prove an allowed address with an e-mailed code' }),
   document: DocumentSummary,
 });
 
@@ -110,7 +114,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       schema: {
         tags,
         operationId: 'listLinks',
-        summary: 'List links, newest first',
+        summary: "List links, newest first unless sorted otherwise, with each tab's count",
         querystring: Type.Object({
           page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
@@ -118,10 +122,20 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
           cursor: Type.Optional(
             Type.String({
               minLength: 1,
-              maxLength: 200,
+              maxLength: 1000,
               pattern: '^[A-Za-z0-9_-]+$',
-              description: "the previous answer's nextCursor: the page after it, whatever the account's size; page is then ignored",
+              description:
+                "the previous answer's nextCursor: the page after it, whatever the account's size; page is then ignored. " +
+                'It holds to the tab, sort and order it was given for (400 with others)',
             }),
+          ),
+          q: Type.Optional(Type.String({ maxLength: 200, description: 'only links whose name contains this text, ignoring case' })),
+          sort: Type.Union([Type.Literal('created'), Type.Literal('name'), Type.Literal('views'), Type.Literal('lastViewed')], {
+            default: 'created',
+            description: 'created: by creation; name; views: by number of views; lastViewed: by last view (links never viewed come last)',
+          }),
+          order: Type.Optional(
+            Type.Union([Type.Literal('desc'), Type.Literal('asc')], { description: 'desc unless told; for sort=name, asc (A to Z) unless told' }),
           ),
         }),
         response: {
@@ -129,6 +143,10 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
             links: Type.Array(LinkListItem),
             pagination: Pagination,
             nextCursor: NullableString({ description: 'opaque; pass it as cursor for the next page; null on the last page' }),
+            counts: Type.Object(
+              { active: Type.Integer(), expired: Type.Integer() },
+              { description: "the links under each tab (a search's matches are pagination.total)" },
+            ),
           }),
           ...authErrors,
         },

@@ -155,6 +155,17 @@ export interface DocumentSummaries {
   summariesOf(links: readonly Pick<LinkRow, 'id' | 'version' | 'mime' | 'name' | 'kind'>[]): Promise<Map<string, DocumentSummary>>;
 }
 
+/** `GET /api/links`'s query, as the route has checked it. */
+export interface LinkListQuery {
+  page: number;
+  limit: number;
+  tab: repo.LinkTab;
+  cursor?: string;
+  q?: string;
+  sort: repo.LinkSort;
+  order?: repo.SortDirection;
+}
+
 const NO_DOCUMENT: DocumentSummary = { status: 'none', pages: null, error: null };
 
 export function createLinksService(deps: {
@@ -192,6 +203,10 @@ export function createLinksService(deps: {
       viewer_url: `${base}/v/${link.id}`,
       created_at: isoTime(link.created_at),
       expires_at: isoTime(link.expires_at),
+      has_expiry: link.expires_at < NEVER_EXPIRES,
+      last_viewed_at: link.last_viewed_at === 0 ? null : isoTime(link.last_viewed_at),
+      requires_approval: link.requires_approval === 1,
+      requires_otp: link.requires_otp === 1,
     };
   }
 
@@ -203,14 +218,20 @@ export function createLinksService(deps: {
     return link;
   }
 
-  /** Page `page` of the tab's `total` links, skipped to from the nearer end: the last page costs what the first does. */
-  async function pageByNumber(accountId: number, tab: repo.LinkTab, now: number, at: { page: number; limit: number; total: number }) {
+  /** Page `page` of the list's `total` links, skipped to from the nearer end: the last page costs what the first does. */
+  async function pageByNumber(
+    accountId: number,
+    tab: repo.LinkTab,
+    now: number,
+    at: { page: number; limit: number; total: number; order: repo.LinkOrder; search?: string },
+  ) {
+    const { order, search } = at;
     const offset = (at.page - 1) * at.limit;
     if (offset >= at.total) return [];
     const onLaterPages = at.total - offset - at.limit;
-    if (onLaterPages >= offset) return repo.listLinks(db, accountId, tab, now, { limit: at.limit, offset });
+    if (onLaterPages >= offset) return repo.listLinks(db, accountId, tab, now, { limit: at.limit, offset, order, search });
     const onThisPage = Math.min(at.limit, at.total - offset);
-    return repo.listLinks(db, accountId, tab, now, { limit: onThisPage, offset: Math.max(0, onLaterPages), oldestFirst: true });
+    return repo.listLinks(db, accountId, tab, now, { limit: onThisPage, offset: Math.max(0, onLaterPages), fromTheEnd: true, order, search });
   }
 
   /** Applies `patch` to the link; the audit entry, whose `details` name what changed, commits with it. */
@@ -296,26 +317,30 @@ export function createLinksService(deps: {
     },
 
     /**
-     * A page of the tab, newest first: after `cursor` when given (keyset), else page `page`,
-     * read from whichever end of the list is nearer (ADR 0011). Counts are kept, not counted.
+     * A page of the tab in `sort` order (newest first unless told; names A to Z), its links
+     * named like `q` when given: after `cursor` when given (keyset), else page `page`, read
+     * from whichever end of the list is nearer (ADR 0011). Counts per tab are kept, not
+     * counted; only a search counts its matches.
      */
-    async list(accountId: number, query: { page: number; limit: number; tab: repo.LinkTab; cursor?: string }) {
+    async list(accountId: number, query: LinkListQuery) {
       const now = clock();
       const { limit, tab } = query;
-      const cursor = query.cursor === undefined ? undefined : decodeListCursor(query.cursor, tab);
+      const order: repo.LinkOrder = { sort: query.sort, direction: query.order ?? (query.sort === 'name' ? 'asc' : 'desc') };
+      const search = query.q?.trim() || undefined;
+      const cursor = query.cursor === undefined ? undefined : decodeListCursor(query.cursor, tab, order);
       const [counts, base] = await Promise.all([repo.countLinks(db, accountId, now), viewerBase(accountId)]);
       // Links whose expiry passed since the last list move to the expired tab before it is read (ADR 0015).
       if (counts.unfiled > 0) await db.transaction().execute((trx) => repo.fileExpiredLinks(trx, accountId, now));
-      const total = counts[tab];
+      const total = search === undefined ? counts[tab] : await repo.countMatchingLinks(db, accountId, tab, now, search);
       const page = cursor?.page ?? query.page;
-      let rows: LinkRow[];
+      let rows: Awaited<ReturnType<typeof repo.listLinks>>;
       let hasMore: boolean;
       if (cursor) {
-        const read = await repo.listLinks(db, accountId, tab, now, { limit: limit + 1, after: cursor.position });
+        const read = await repo.listLinks(db, accountId, tab, now, { limit: limit + 1, after: cursor.position, order, search });
         hasMore = read.length > limit;
         rows = read.slice(0, limit);
       } else {
-        rows = await pageByNumber(accountId, tab, now, { page, limit, total });
+        rows = await pageByNumber(accountId, tab, now, { page, limit, total, order, search });
         hasMore = (page - 1) * limit + rows.length < total;
       }
       const last = rows.at(-1);
@@ -323,7 +348,8 @@ export function createLinksService(deps: {
       return {
         links: rows.map((row) => toListItem(row, base, summaries.get(row.id) ?? NO_DOCUMENT)),
         pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
-        nextCursor: hasMore && last ? encodeListCursor(tab, { position: { createdAt: last.created_at, id: last.id }, page: page + 1 }) : null,
+        nextCursor: hasMore && last ? encodeListCursor(tab, order, { position: { value: last.sortKey, id: last.id }, page: page + 1 }) : null,
+        counts: { active: counts.active, expired: counts.expired },
       };
     },
 
@@ -556,7 +582,7 @@ export function createLinksService(deps: {
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
 
     /** Counts one view in the visit's transaction unless the link's view cap is reached (false then). */
-    countViewUnderCap: (trx: Executor, linkId: string) => repo.countViewUnderCap(trx, linkId),
+    countViewUnderCap: (trx: Executor, linkId: string) => repo.countViewUnderCap(trx, linkId, clock()),
 
     /** Counts a visitor refused by a block list, in the caller's transaction. */
     countBlockedAttempt: (trx: Executor, linkId: string) => repo.countBlockedAttempt(trx, linkId),

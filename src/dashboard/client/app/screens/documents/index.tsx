@@ -1,10 +1,2 @@
-import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
-
-// Placeholder until this screen group is built.
-export function DocumentsScreen() {
-  return <PageHeader title={t('nav.documents')} />;
-}
-export function UploadScreen() {
-  return <PageHeader title={t('nav.documents')} />;
-}
+export { DocumentsScreen } from './documents-screen.js';
+export { UploadScreen } from './upload-screen.js';

@@ -1,0 +1,140 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime, formatNumber, t, tn } from '../../i18n/index.js';
+import { CopyButton } from '../../ui/copy-button.js';
+import { GateChips } from './gate-chips.js';
+import type { LinkItem } from './link-list.js';
+import { LinkMenu, type LinkAction } from './link-menu.js';
+
+interface RowsProps {
+  links: LinkItem[];
+  selected: ReadonlySet<string>;
+  onSelect: (ids: string[], selected: boolean) => void;
+  onAction: (action: LinkAction, link: LinkItem) => void;
+}
+
+/** Whether the screen is as narrow as a phone's: the table becomes a list of cards there. */
+function useNarrowScreen(): boolean {
+  const query = '(max-width: 720px)';
+  const [narrow, setNarrow] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const media = matchMedia(query);
+    const onChange = () => setNarrow(media.matches);
+    media.addEventListener('change', onChange);
+    return () => media.removeEventListener('change', onChange);
+  }, []);
+  return narrow;
+}
+
+/** "PDF", "DOCX", "Data room": what kind of file, as people name it. */
+function typeOf(link: LinkItem): string {
+  if (link.kind === 'room') return t('documents.type.room');
+  const extension = /\.([A-Za-z0-9]{1,8})$/.exec(link.name)?.[1];
+  return extension ? extension.toUpperCase() : link.mime;
+}
+
+function SelectBox({ link, selected, onSelect }: { link: LinkItem } & Pick<RowsProps, 'selected' | 'onSelect'>) {
+  return (
+    <input
+      type="checkbox"
+      class="documents-select"
+      aria-label={t('documents.select', { name: link.name })}
+      checked={selected.has(link.id)}
+      onChange={(event) => onSelect([link.id], event.currentTarget.checked)}
+    />
+  );
+}
+
+function RowActions({ link, onAction }: { link: LinkItem; onAction: RowsProps['onAction'] }) {
+  return (
+    <div class="documents-row-actions">
+      <CopyButton text={link.viewer_url} />
+      <LinkMenu link={link} onAction={onAction} />
+    </div>
+  );
+}
+
+function LinkTable({ links, selected, onSelect, onAction }: RowsProps) {
+  const allSelected = links.every((link) => selected.has(link.id));
+  return (
+    <div class="table-wrap card">
+      <table class="table documents-table">
+        <thead>
+          <tr>
+            <th scope="col" class="documents-select-cell">
+              <input
+                type="checkbox"
+                class="documents-select"
+                aria-label={t('documents.selectPage')}
+                checked={allSelected}
+                onChange={(event) =>
+                  onSelect(
+                    links.map((link) => link.id),
+                    event.currentTarget.checked,
+                  )
+                }
+              />
+            </th>
+            <th scope="col">{t('documents.column.name')}</th>
+            <th scope="col">{t('documents.column.type')}</th>
+            <th scope="col" class="numeric">
+              {t('documents.column.views')}
+            </th>
+            <th scope="col">{t('documents.column.lastViewed')}</th>
+            <th scope="col">
+              <span class="visually-hidden">{t('documents.column.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {links.map((link) => (
+            <tr key={link.id} class={selected.has(link.id) ? 'documents-selected' : undefined}>
+              <td class="documents-select-cell">
+                <SelectBox link={link} selected={selected} onSelect={onSelect} />
+              </td>
+              <td class="documents-name-cell">
+                <a class="documents-name" href={`/app/documents/${encodeURIComponent(link.id)}/settings`}>
+                  {link.name}
+                </a>
+                <GateChips link={link} />
+              </td>
+              <td class="muted">{typeOf(link)}</td>
+              <td class="numeric">{formatNumber(link.views)}</td>
+              <td class="muted documents-nowrap">{formatDateTime(link.last_viewed_at)}</td>
+              <td>
+                <RowActions link={link} onAction={onAction} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function LinkCards({ links, selected, onSelect, onAction }: RowsProps) {
+  return (
+    <ul class="documents-cards">
+      {links.map((link) => (
+        <li key={link.id} class="card documents-card">
+          <div class="documents-card-title">
+            <SelectBox link={link} selected={selected} onSelect={onSelect} />
+            <a class="documents-name" href={`/app/documents/${encodeURIComponent(link.id)}/settings`}>
+              {link.name}
+            </a>
+          </div>
+          <p class="muted documents-card-meta">
+            {typeOf(link)} · {tn('documents.views', link.views)} ·{' '}
+            {link.last_viewed_at ? t('documents.lastViewed', { date: formatDateTime(link.last_viewed_at) }) : t('documents.neverViewed')}
+          </p>
+          <GateChips link={link} />
+          <RowActions link={link} onAction={onAction} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The page of links: a table on a wide screen, cards on a phone. */
+export function LinkRows(props: RowsProps) {
+  return useNarrowScreen() ? <LinkCards {...props} /> : <LinkTable {...props} />;
+}

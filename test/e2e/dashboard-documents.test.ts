@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { closeBrowser, until } from '../helpers/browser.js';
+import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
+import { createLink, downloadOriginal } from '../helpers/files.js';
+
+after(closeBrowser);
+
+const HOUR = 3_600_000;
+
+/** The row (desktop) or card (phone) of the link named `name`. */
+const rowOf = (page: Page, name: string): Locator => page.locator('tbody tr, .documents-card').filter({ hasText: name });
+
+async function openDocuments(page: Page, app: TestApp): Promise<void> {
+  await openScreen(page, app, '/app/documents', 'Documents');
+  await page.locator('.skeleton').waitFor({ state: 'detached' });
+}
+
+async function chooseAction(page: Page, name: string, action: string): Promise<void> {
+  await rowOf(page, name).locator('summary', { hasText: 'Actions' }).click();
+  await rowOf(page, name).getByRole('button', { name: action }).click();
+}
+
+async function readClipboard(page: Page): Promise<string> {
+  // A string, not a function: the tests' TypeScript has no DOM types.
+  return page.evaluate<string>('navigator.clipboard.readText()');
+}
+
+test('the list: tabs with their counts, search, sort, pages of 50, gate chips; at desktop and phone widths', async (t) => {
+  // The app's clock runs 3 hours behind until the short link should have expired.
+  let behind = 3 * HOUR;
+  const app = await startApp(t, { clock: () => Date.now() - behind });
+  const { accountId, http } = await app.createAccount();
+  await createLink(http, 'short', 'short-lived.txt', { expiration: '1h' });
+  for (let n = 1; n <= 50; n++) await createLink(http, `file ${n}`, `report-${String(n).padStart(2, '0')}.txt`);
+  await createLink(http, 'gated', 'Zeta gated.txt', {
+    addPassword: '1',
+    password: 'open sesame',
+    requiresOtp: '1',
+    allowedDomains: 'example.com',
+    requiresApproval: '1',
+    hasWatermark: '1',
+  });
+  behind = 0;
+
+  for (const [width, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await openDocuments(page, app);
+    await page.getByRole('button', { name: /Active\s*51/ }).waitFor();
+    await page.getByRole('button', { name: /Expired\s*1/ }).waitFor();
+    await page.getByText('1–50 of 51').waitFor();
+    const gated = rowOf(page, 'Zeta gated.txt');
+    for (const chip of ['Password', 'E-mail code', 'Approval', 'Watermark', /^Expires /]) await gated.getByText(chip).waitFor();
+    await checkScreen(page, `documents-list-${width}`);
+
+    if (width === 'desktop') {
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('51–51 of 51').waitFor();
+      await rowOf(page, 'short-lived.txt').waitFor({ state: 'detached' });
+      await rowOf(page, 'report-01.txt').waitFor();
+
+      const firstRow = page.locator('tbody tr').first();
+      await page.getByLabel('Sort by').selectOption({ label: 'Name, Z to A' });
+      await until(async () => /^Zeta gated\.txt/.test((await firstRow.textContent()) ?? ''));
+      await page.getByText('1–50 of 51').waitFor();
+      await page.getByLabel('Sort by').selectOption({ label: 'Name, A to Z' });
+      await until(async () => /^report-01\.txt/.test((await firstRow.textContent()) ?? ''));
+
+      await page.getByLabel('Search by name').fill('REPORT-4');
+      await page.getByText('1–10 of 10').waitFor();
+      assert.equal(await page.locator('tbody tr').count(), 10);
+      await page.getByLabel('Search by name').fill('no such name');
+      await page.getByRole('heading', { name: 'No link is named like “no such name”' }).waitFor();
+      await page.getByLabel('Search by name').fill('');
+
+      await page.getByRole('button', { name: /Expired\s*1/ }).click();
+      await page.getByText('1–1 of 1').waitFor();
+      await rowOf(page, 'short-lived.txt')
+        .getByText(/^Expired /)
+        .waitFor();
+      await checkScreen(page, 'documents-expired-desktop');
+    }
+  }
+});
+
+test('an account without links is told to upload its first file, and the header button leads there', async (t) => {
+  const app = await startApp(t);
+  const { page } = await signedInDashboard(t, app);
+  await openScreen(page, app, '/app', 'Documents');
+  await page.getByRole('heading', { name: 'Upload your first file' }).waitFor();
+  await checkScreen(page, 'documents-empty');
+  await page.getByRole('link', { name: 'Upload', exact: true }).first().click();
+  await page.getByRole('heading', { level: 1, name: 'Upload files' }).waitFor();
+});
+
+test('Copy link, delete after confirming, and a data room made of two selected rows', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const ids: Record<string, string> = {};
+  for (const name of ['alpha.txt', 'bravo.txt', 'charlie.txt']) ids[name] = await createLink(http, name, name);
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openDocuments(page, app);
+
+  await rowOf(page, 'bravo.txt').getByRole('button', { name: 'Copy link' }).click();
+  await page.getByRole('status').getByText('Copied').waitFor();
+  assert.equal(await readClipboard(page), (await http.get('/api/links')).body.links.find((link: any) => link.id === ids['bravo.txt']).viewer_url);
+
+  // Deleting asks first; cancelling keeps the link.
+  await chooseAction(page, 'charlie.txt', 'Delete');
+  const confirm = page.getByRole('dialog', { name: 'Delete charlie.txt?' });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal((await http.get(`/api/links/${ids['charlie.txt']}`)).status, 200);
+  await chooseAction(page, 'charlie.txt', 'Delete');
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await rowOf(page, 'charlie.txt').waitFor({ state: 'detached' });
+  assert.equal((await http.get(`/api/links/${ids['charlie.txt']}`)).status, 404);
+  await page.getByRole('button', { name: /Active\s*2/ }).waitFor();
+
+  await page.getByLabel('Select alpha.txt').check();
+  await page.getByLabel('Select bravo.txt').check();
+  await page.getByText('2 links selected').waitFor();
+  await page.getByRole('button', { name: 'Make a data room' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Make a data room' });
+  await dialog.getByLabel('Room name').fill('Due diligence');
+  await checkScreen(page, 'documents-room-dialog');
+  await dialog.getByRole('button', { name: 'Make the room' }).click();
+  await page.waitForURL(/\/app\/rooms\/[0-9A-Za-z]+$/);
+  const roomId = new URL(page.url()).pathname.split('/').at(-1)!;
+  const room = await http.get(`/api/links/${roomId}`);
+  assert.equal(room.status, 200);
+  assert.equal(room.body.name, 'Due diligence');
+});
+
+test('replace a file, and a download token shown once', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'version one', 'contract.txt');
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openDocuments(page, app);
+
+  await chooseAction(page, 'contract.txt', 'Replace file');
+  const replace = page.getByRole('dialog', { name: 'Replace contract.txt' });
+  await replace.getByLabel('New version').setInputFiles({ name: 'virus.exe', mimeType: 'application/octet-stream', buffer: Buffer.from('MZ') });
+  await replace.getByRole('button', { name: 'Replace' }).click();
+  await replace.getByRole('alert').waitFor();
+  assert.match((await replace.getByRole('alert').textContent()) ?? '', /\S/, "the API's sentence");
+  await replace.getByLabel('New version').setInputFiles({ name: 'contract-v2.txt', mimeType: 'text/plain', buffer: Buffer.from('version two') });
+  await replace.getByRole('button', { name: 'Replace' }).click();
+  await page.getByRole('status').getByText('contract.txt is now version 2').waitFor();
+  const replaced = (await http.get('/api/links')).body.links[0];
+  assert.deepEqual([replaced.version, replaced.name], [2, 'contract-v2.txt'], 'the link takes the new file name');
+  await rowOf(page, 'contract-v2.txt').waitFor();
+
+  await chooseAction(page, 'contract-v2.txt', 'Download token');
+  const tokenDialog = page.getByRole('dialog', { name: 'Download token for contract-v2.txt' });
+  await tokenDialog.getByLabel('Downloads allowed').fill('2');
+  await tokenDialog.getByRole('button', { name: 'Create token' }).click();
+  await tokenDialog.getByText('it is shown only this once').waitFor();
+  await checkScreen(page, 'documents-download-token');
+  await tokenDialog.getByRole('button', { name: 'Copy token' }).click();
+  const token = await readClipboard(page);
+  assert.equal(await tokenDialog.locator('code').textContent(), token);
+  const download = await downloadOriginal(app.url, id, token);
+  assert.equal(download.response.status, 200);
+  assert.equal(download.body.toString(), 'version two');
+  await tokenDialog.getByRole('button', { name: 'Done' }).click();
+  await chooseAction(page, 'contract-v2.txt', 'Download token');
+  await tokenDialog.getByRole('button', { name: 'Create token' }).waitFor();
+  assert.equal(await tokenDialog.getByText(token).count(), 0, 'a token is never shown again');
+});
+
+test('upload: two files through the input with their progress, a template, an error per file, a cancel and a drop', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const template = await http.post('/api/templates', { name: 'Watermarked', hasWatermark: true });
+  assert.equal(template.status, 200);
+
+  for (const [width, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await openScreen(page, app, '/app/documents/upload', 'Upload files');
+    if (width === 'phone') {
+      await checkScreen(page, 'documents-upload-phone');
+      continue;
+    }
+    await page.getByLabel('Template').selectOption({ label: 'Watermarked' });
+
+    // A slow connection, so each file's progress is seen on its way.
+    const network = await page.context().newCDPSession(page);
+    await network.send('Network.enable');
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 400_000 });
+    const input = page.getByLabel('Drop files here, or choose files');
+    await input.setInputFiles([
+      { name: 'board-deck.txt', mimeType: 'text/plain', buffer: Buffer.alloc(600_000, 'a') },
+      { name: 'budget.txt', mimeType: 'text/plain', buffer: Buffer.alloc(600_000, 'b') },
+    ]);
+    await page.getByRole('progressbar', { name: 'Upload of board-deck.txt' }).waitFor();
+    await page.getByRole('progressbar', { name: 'Upload of budget.txt' }).waitFor();
+    await page
+      .getByText(/ of 600 kB \([1-9]\d?%\)/)
+      .first()
+      .waitFor();
+    await checkScreen(page, 'documents-upload-progress');
+    await page.locator('.documents-upload').filter({ hasText: 'board-deck.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
+    await page.locator('.documents-upload').filter({ hasText: 'budget.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
+
+    // A cancelled file and a refused one: each says what happened to it.
+    await input.setInputFiles([{ name: 'large.txt', mimeType: 'text/plain', buffer: Buffer.alloc(3_000_000, 'c') }]);
+    const large = page.locator('.documents-upload').filter({ hasText: 'large.txt' });
+    await large.getByRole('button', { name: 'Cancel large.txt' }).click();
+    await large.getByText('Cancelled').waitFor();
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await input.setInputFiles([{ name: 'setup.exe', mimeType: 'application/octet-stream', buffer: Buffer.from('MZ') }]);
+    const refused = page.locator('.documents-upload').filter({ hasText: 'setup.exe' }).getByRole('alert');
+    await refused.waitFor();
+    assert.match((await refused.textContent()) ?? '', /\S/);
+
+    // A file dropped on the zone, as a drag from the desktop would.
+    const dropped = await page.evaluateHandle(`(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['dropped content'], 'dropped.txt', { type: 'text/plain' }));
+      return transfer;
+    })()`);
+    await page.locator('.documents-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
+    const droppedRow = page.locator('.documents-upload').filter({ hasText: 'dropped.txt' });
+    await droppedRow.getByText('Uploaded').waitFor();
+    await checkScreen(page, 'documents-upload-desktop');
+
+    const links = (await http.get('/api/links')).body.links as Array<{ id: string; name: string; viewer_url: string; has_watermark: boolean }>;
+    assert.deepEqual(links.map((link) => link.name).sort(), ['board-deck.txt', 'budget.txt', 'dropped.txt']);
+    assert.ok(
+      links.every((link) => link.has_watermark),
+      'the template applied',
+    );
+    await droppedRow.getByRole('button', { name: 'Copy link' }).click();
+    assert.equal(await readClipboard(page), links.find((link) => link.name === 'dropped.txt')!.viewer_url);
+    const droppedId = links.find((link) => link.name === 'dropped.txt')!.id;
+    assert.equal(await droppedRow.getByRole('link', { name: /Settings/ }).getAttribute('href'), `/app/documents/${droppedId}/settings`);
+
+    await page.getByRole('link', { name: 'Back to documents' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor();
+    for (const name of ['board-deck.txt', 'budget.txt', 'dropped.txt']) await rowOf(page, name).waitFor();
+  }
+});
