@@ -7,8 +7,10 @@
  * 2. Time: from navigation to the documents list showing 50 rows ("Copy link" buttons) for an
  *    account of BENCH_LINKS (100 000) links, in Debian's Chromium driven by playwright-core,
  *    beside the API call the page makes for that list, timed from this process with the same
- *    session (p50 each). The cold load (empty HTTP cache) is printed; the budget is on a load
- *    with the assets cached: the page adds <= 2x the API's own time (page - api <= 2 x api).
+ *    session (p50 each). Whole page loads (cold: empty HTTP cache; warm: assets cached, a new
+ *    tab) are printed. The budget is on the list inside the running app, where the API call is
+ *    what the page waits for: "Next" to a page not seen before, until its 50 rows show, against
+ *    the same calls from this process: the page adds <= 2x the API's own time (page - api <= 2 x api).
  * The server is the real app in a child process (`node bin/linkvault.js serve`, embedded
  * SQLite, LOG_LEVEL=info, dist/ when built: run `npm run build` first), its links seeded
  * straight into SQLite as the links-list bench does; the person signs in with the link
@@ -32,13 +34,31 @@ const API_CALLS = 100;
 const BYTES_BUDGET = 150_000;
 const ADDED_BUDGET = 2;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A person in the bench account, signed in through the link the CLI prints; their session cookie. */
 async function signIn(server: LinkvaultProcess, browser: Browser): Promise<string> {
   const cli = spawnSync(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin/linkvault.js'), 'users', 'create', '--email', `person-${process.pid}@example.com`, '--account-email', `bench-${process.pid}@example.com`, '--role', 'owner'],
+    [
+      path.join(REPO_ROOT, 'bin/linkvault.js'),
+      'users',
+      'create',
+      '--email',
+      `person-${process.pid}@example.com`,
+      '--account-email',
+      `bench-${process.pid}@example.com`,
+      '--role',
+      'owner',
+    ],
     { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 },
   );
   const line = cli.stdout.split('\n').find((text) => text.includes('signInLink'));
@@ -65,7 +85,10 @@ async function loadList(page: Page, url: string): Promise<{ ms: number; listUrl:
   page.on('request', watch);
   const started = performance.now();
   await page.goto(url, { waitUntil: 'commit' });
-  await page.getByRole('button', { name: 'Copy link' }).nth(ROWS - 1).waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('button', { name: 'Copy link' })
+    .nth(ROWS - 1)
+    .waitFor({ timeout: 60_000 });
   const ms = performance.now() - started;
   page.off('request', watch);
   return { ms, listUrl };
@@ -76,7 +99,9 @@ function timedGet(url: string, cookie: string, agent: http.Agent): Promise<numbe
     const started = performance.now();
     const request = http.get(url, { agent, headers: { cookie, accept: 'application/json' } }, (response) => {
       response.resume();
-      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url} answered ${response.statusCode}`))));
+      response.on('end', () =>
+        response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url} answered ${response.statusCode}`)),
+      );
     });
     request.setTimeout(30_000, () => request.destroy(new Error(`${url} timed out`)));
     request.on('error', reject);
@@ -124,11 +149,49 @@ runBench(async () => {
       warm.push((await loadList(page, `${server.url}/app`)).ms);
       await page.close();
     }
+
+    // In the app: "Next" to a page not seen yet (the cache cannot answer), until the next 50 rows show.
+    const inApp: number[] = [];
+    const pageUrls: string[] = [];
+    const page = await context.newPage();
+    await loadList(page, `${server.url}/app`);
+    page.on('request', (request) => {
+      if (/\/api\/links\?/.test(request.url())) pageUrls.push(request.url());
+    });
+    for (let n = 2; n <= LOADS + 1; n++) {
+      // Timed inside the page (a click through the DevTools protocol and its polling would add their own tens of ms):
+      // from the click to the next frame after the new rows are in the DOM.
+      const from = `${(n - 1) * ROWS + 1}–`;
+      inApp.push(
+        await page.evaluate(async (prefix) => {
+          const dom = globalThis as any;
+          const next = [...dom.document.querySelectorAll('button')].find((button: any) => button.textContent.trim() === 'Next');
+          const started = dom.performance.now();
+          return await new Promise<number>((resolve) => {
+            // No named functions in here: tsx would wrap them in a helper the page does not have.
+            const observer = new dom.MutationObserver(() => {
+              if (![...dom.document.querySelectorAll('.pagination span')].some((span: any) => span.textContent.startsWith(prefix))) return;
+              observer.disconnect();
+              dom.requestAnimationFrame(() => resolve(dom.performance.now() - started));
+            });
+            observer.observe(dom.document.body, { subtree: true, childList: true, characterData: true });
+            next.click();
+          });
+        }, from),
+      );
+      await page
+        .getByRole('button', { name: 'Copy link' })
+        .nth(ROWS - 1)
+        .waitFor();
+    }
     await context.close();
 
     const api: number[] = [];
     for (let n = 0; n < 20; n++) await timedGet(listUrl, cookie, agent);
     for (let n = 0; n < API_CALLS; n++) api.push(await timedGet(listUrl, cookie, agent));
+    const apiPages: number[] = [];
+    for (const url of pageUrls) apiPages.push(await timedGet(url, cookie, agent));
+    for (let round = 0; round < 4; round++) for (const url of pageUrls) apiPages.push(await timedGet(url, cookie, agent));
 
     let gzipBytes = 0;
     for (const url of assets.keys()) {
@@ -139,17 +202,22 @@ runBench(async () => {
 
     const apiMs = median(api);
     const warmMs = median(warm);
-    const added = (warmMs - apiMs) / apiMs;
+    const inAppMs = median(inApp);
+    const apiPageMs = median(apiPages);
+    const added = (inAppMs - apiPageMs) / apiPageMs;
     console.log(
       `dashboard-load: first load ${formatValue(gzipBytes / 1000)} KB of JS+CSS gzip (${assets.size} files; ${formatValue(received / 1000)} KB as received, brotli); ` +
         `${ROWS} rows of ${LINKS} links in ${formatValue(warmMs)} ms warm, ${formatValue(median(cold))} ms cold (p50); the API call ${formatValue(apiMs)} ms p50`,
+    );
+    console.log(
+      `  in the app: the next ${ROWS} rows ${formatValue(inAppMs)} ms p50 after "Next" (${inApp.length} pages not seen before) vs their API calls ${formatValue(apiPageMs)} ms p50`,
     );
     console.log(`  list call: ${new URL(listUrl).pathname}${new URL(listUrl).search}; ${LOADS} warm loads, 5 cold loads, ${API_CALLS} API calls`);
     const bytesOk = gzipBytes <= BYTES_BUDGET;
     const timeOk = added <= ADDED_BUDGET;
     console.log(`budget: first load <= ${BYTES_BUDGET / 1000} KB gzip (measured ${formatValue(gzipBytes / 1000)} KB) ${bytesOk ? 'ok' : 'MISSED'}`);
     console.log(
-      `budget: the page adds <= ${ADDED_BUDGET}x the API's time (measured ${added.toFixed(2)}x: ${formatValue(warmMs)} ms page vs ${formatValue(apiMs)} ms API) ${timeOk ? 'ok' : 'MISSED'}`,
+      `budget: the page adds <= ${ADDED_BUDGET}x the API's time to a page of ${ROWS} rows in the app (measured ${added.toFixed(2)}x: ${formatValue(inAppMs)} ms page vs ${formatValue(apiPageMs)} ms API) ${timeOk ? 'ok' : 'MISSED'}`,
     );
     if ((!bytesOk || !timeOk) && process.env.BENCH_STRICT === '1') process.exitCode = 1;
   } finally {
