@@ -244,6 +244,25 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; cookie: 
     async (request, reply) => answerSignedIn(request, reply, await auth.acceptInvitation(request.body, clientOf(request))),
   );
 
+  app.post(
+    '/me/password',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'changePassword',
+        summary: "Change the signed-in person's password with the current one; their other sessions end",
+        description: '422 when the current password is not right (counted like a failed sign-in: 429 after five in 15 minutes).',
+        body: Type.Object({ currentPassword: AnyPassword, newPassword: Password }),
+        response: { 204: Type.Null(), ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await auth.changePassword(principalOf(request), request.body, cookieValue(request.headers.cookie, cookie.name), clientOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get(
     '/me',
     {

@@ -1,5 +1,5 @@
 import type { Principal } from '../../core/auth.js';
-import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../core/errors.js';
+import { AppError, badRequest, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
 import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
 import type { Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
@@ -281,6 +281,33 @@ export function createAuthService(deps: {
         await sessions.endAllOf(user.id, trx);
         const [first] = await members.accountsOf(user.id, trx);
         await audit.record(sourceFor(user, first?.id ?? null, client), { action: 'password.reset', target: { type: 'user', id: user.id } }, trx);
+      });
+    },
+
+    /**
+     * The signed-in person changes their password by giving the current one (counted like a failed
+     * sign-in when wrong); their other sessions end, this one stays.
+     */
+    async changePassword(
+      principal: Principal,
+      input: { currentPassword: string; newPassword: string },
+      sessionId: string | undefined,
+      client: Client,
+    ) {
+      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
+      const person = await users.byId(principal.actor.id);
+      if (!person) throw unauthorized('Your session has ended: sign in again');
+      await throttle.begin(person.email, client.ip);
+      const user = await users.withPassword(person.email, input.currentPassword);
+      if (!user) {
+        await recordFailure(person.email, client, 'password change');
+        throw unprocessable('The current password is not right');
+      }
+      await throttle.succeeded(person.email, client.ip);
+      await db.transaction().execute(async (trx) => {
+        await users.setPassword(user.id, input.newPassword, trx);
+        await sessions.endAllOf(user.id, trx, sessionId);
+        await audit.record(sourceFor(user, principal.accountId, client), { action: 'password.changed', target: { type: 'user', id: user.id } }, trx);
       });
     },
 

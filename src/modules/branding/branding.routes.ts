@@ -127,6 +127,26 @@ missing or holds another value, or when another account verified the domain firs
     async (request) => ({ ok: true, ...(await branding.verifyDomain(principalOf(request))) }),
   );
 
+  app.post(
+    '/smtp/test',
+    {
+      config: { ...businessOnly, sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'testBrandingSmtp',
+        summary: "Send a test e-mail to the signed-in person through the account's own SMTP server",
+        description:
+          "Sent at once, not queued: 200 when the server accepted it, 422 with the server's error when it did not (or when no SMTP host is saved).",
+        response: { 200: Type.Object({ ok: Type.Boolean(), to: Type.String() }), ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      await branding.sendTestMail(principal, principal.actor.label);
+      return { ok: true, to: principal.actor.label };
+    },
+  );
+
   app.delete(
     '/logo',
     {

@@ -6,7 +6,7 @@ import { notFound, unprocessable } from '../../core/errors.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { TxtLookupError, type TxtLookup } from '../../infra/dns/txt-lookup.js';
-import { smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/index.js';
+import { createTransportCache, pinToPublicAddress, smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/index.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import { changedFields, type AuditEvent, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { DEFAULT_BRAND, type Brand } from './brand.js';
@@ -128,6 +128,24 @@ export function createBrandingService(deps: {
     return key;
   }
 
+  async function smtpFor(accountId: number): Promise<MailTransportSettings | null> {
+    const row = await findBranding(db, accountId);
+    if (!row?.smtp_host) return null;
+    const encryption = row.smtp_encryption ?? 'starttls';
+    const address = row.from_email ?? row.smtp_username ?? '';
+    return {
+      host: row.smtp_host,
+      port: row.smtp_port ?? (encryption === 'ssl' ? 465 : 587),
+      secure: encryption === 'ssl',
+      requireTLS: encryption === 'starttls',
+      user: row.smtp_username ?? undefined,
+      pass: row.smtp_password_sealed ? unseal(masterKey, row.smtp_password_sealed, passwordContext(accountId)) : undefined,
+      from: address.includes('@') ? (row.from_name ? `"${row.from_name.replaceAll('"', "'")}" <${address}>` : address) : systemFrom,
+    };
+  }
+  // Not pooled: each test message opens and closes its own connection.
+  const testTransports = createTransportCache(8);
+
   return {
     /** Of the accounts `ids` (as in their blob keys, `branding/<id>/…`), the logo blobs their rows point at. */
     async storedLogoKeys(ids: readonly string[]): Promise<Set<string>> {
@@ -244,20 +262,27 @@ export function createBrandingService(deps: {
     },
 
     /** The account's own SMTP server, when it has set one. */
-    async smtpFor(accountId: number): Promise<MailTransportSettings | null> {
-      const row = await findBranding(db, accountId);
-      if (!row?.smtp_host) return null;
-      const encryption = row.smtp_encryption ?? 'starttls';
-      const address = row.from_email ?? row.smtp_username ?? '';
-      return {
-        host: row.smtp_host,
-        port: row.smtp_port ?? (encryption === 'ssl' ? 465 : 587),
-        secure: encryption === 'ssl',
-        requireTLS: encryption === 'starttls',
-        user: row.smtp_username ?? undefined,
-        pass: row.smtp_password_sealed ? unseal(masterKey, row.smtp_password_sealed, passwordContext(accountId)) : undefined,
-        from: address.includes('@') ? (row.from_name ? `"${row.from_name.replaceAll('"', "'")}" <${address}>` : address) : systemFrom,
-      };
+    smtpFor,
+
+    /**
+     * Sends one message now, outside the outbox, through the account's own SMTP server, so the
+     * person setting it up sees at once whether it works: 422 with the server's answer when it does not.
+     */
+    async sendTestMail(source: ChangeSource, to: string): Promise<void> {
+      const own = await smtpFor(source.accountId);
+      if (!own) throw unprocessable('Set an SMTP host and save before sending a test e-mail');
+      try {
+        const settings = allowPrivateSmtp ? own : await pinToPublicAddress(own);
+        await testTransports.get(settings).sendMail({
+          from: settings.from,
+          to,
+          subject: 'linkvault: test e-mail',
+          text: `This test e-mail was sent through ${own.host}:${own.port}. Your account's mail settings work.`,
+        });
+      } catch (error) {
+        // nodemailer's messages carry the server's reply, never the credentials.
+        throw unprocessable(`The test e-mail could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+      }
     },
 
     /** The account a request's Host belongs to, when the host is someone's verified custom domain. */

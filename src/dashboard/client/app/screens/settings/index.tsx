@@ -1,7 +1,92 @@
-import { t } from '../../i18n/index.js';
+import { useRoute } from 'preact-iso';
+import type { ComponentType } from 'preact';
+import { t, type MessageKey } from '../../i18n/index.js';
+import { useCan, type Area } from '../../session.js';
+import { EmptyState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
+import { ApiKeysSection } from './api-keys-section.js';
+import { AuditLogSection } from './audit-log-section.js';
+import { BrandingSection } from './branding-section.js';
+import { IntegrationsSection } from './integrations-section.js';
+import { MembersSection } from './members-section.js';
+import { PaymentsSection } from './payments-section.js';
+import { ProfileSection } from './profile-section.js';
+import { SessionsSection } from './sessions-section.js';
+import { SharingSection } from './sharing-section.js';
+import { TwoFactorSection } from './two-factor-section.js';
 
-// Placeholder until this screen group is built.
+interface SettingsSection {
+  id: string;
+  label: MessageKey;
+  /** the permission area the role needs; none for the person's own settings */
+  area?: Area;
+  component: ComponentType;
+}
+
+const SECTIONS: SettingsSection[] = [
+  { id: 'profile', label: 'settings.nav.profile', component: ProfileSection },
+  { id: 'two-factor', label: 'settings.nav.twoFactor', component: TwoFactorSection },
+  { id: 'sessions', label: 'settings.nav.sessions', component: SessionsSection },
+  { id: 'members', label: 'settings.nav.members', area: 'members', component: MembersSection },
+  { id: 'api-keys', label: 'settings.nav.apiKeys', area: 'api-keys', component: ApiKeysSection },
+  { id: 'branding', label: 'settings.nav.branding', area: 'branding', component: BrandingSection },
+  { id: 'integrations', label: 'settings.nav.integrations', area: 'integrations', component: IntegrationsSection },
+  { id: 'payments', label: 'settings.nav.payments', area: 'payments', component: PaymentsSection },
+  { id: 'sharing', label: 'settings.nav.sharing', area: 'sharing-policy', component: SharingSection },
+  { id: 'audit-log', label: 'settings.nav.auditLog', area: 'audit-log', component: AuditLogSection },
+];
+
+const hrefOf = (section: SettingsSection) => `/app/settings/${section.id}`;
+
+function SectionNav({ sections, current }: { sections: SettingsSection[]; current: string | undefined }) {
+  return (
+    <nav class="settings-nav" aria-label={t('settings.nav.label')}>
+      <ul>
+        {sections.map((section) => (
+          <li key={section.id}>
+            <a href={hrefOf(section)} aria-current={section.id === current ? 'page' : undefined}>
+              {t(section.label)}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/**
+ * /app/settings and /app/settings/:section. Sections the role may not use are not offered. On a
+ * phone /app/settings is the list of sections alone; on a wider screen it opens the first one.
+ */
 export function SettingsScreen() {
-  return <PageHeader title={t('nav.settings')} />;
+  const { params } = useRoute();
+  const can = useCan();
+  const sections = SECTIONS.filter((section) => !section.area || can(section.area));
+  const chosen = params.section;
+  const section = chosen === undefined ? sections[0] : sections.find((candidate) => candidate.id === chosen);
+  const Content = section?.component;
+  return (
+    <div class={`settings${chosen === undefined ? ' settings-index' : ''}`}>
+      <PageHeader title={t('nav.settings')} />
+      <div class="settings-layout">
+        <SectionNav sections={sections} current={section?.id} />
+        <div class="settings-content">
+          {chosen !== undefined && (
+            <a class="settings-back" href="/app/settings">
+              {t('settings.nav.back')}
+            </a>
+          )}
+          {Content ? (
+            <Content />
+          ) : (
+            <EmptyState
+              title={t('settings.nav.unknownTitle')}
+              text={t('settings.nav.unknownText')}
+              action={<a href="/app/settings">{t('settings.nav.back')}</a>}
+            />
+          )}
+        </div>
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,97 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api/client.js';
+import { useMutation } from '../../api/query.js';
+import { t } from '../../i18n/index.js';
+import { useMe } from '../../session.js';
+import { FormError, TextField } from '../../ui/forms.js';
+import { Section } from '../../ui/page.js';
+import { toast } from '../../ui/toast.js';
+import { succeeded } from './succeeded.js';
+
+/** Who is signed in, as GET /api/me tells it (the API has no way to change a name or e-mail). */
+export function ProfileSection() {
+  const me = useMe();
+  return (
+    <>
+      <Section title={t('settings.profile.title')} description={t('settings.profile.description')}>
+        <dl class="settings-facts">
+          <dt>{t('settings.profile.name')}</dt>
+          <dd>{me.user?.name ?? '—'}</dd>
+          <dt>{t('settings.profile.email')}</dt>
+          <dd>{me.user?.email ?? '—'}</dd>
+          <dt>{t('settings.profile.account')}</dt>
+          <dd>{me.account.name}</dd>
+          <dt>{t('settings.profile.role')}</dt>
+          <dd>{t(`account.role.${me.role}`)}</dd>
+        </dl>
+      </Section>
+      <PasswordForm />
+    </>
+  );
+}
+
+const EMPTY = { current: '', next: '', repeat: '' };
+
+/** Changes the password with the current one; the API ends the person's other sessions. */
+function PasswordForm() {
+  const [fields, setFields] = useState(EMPTY);
+  const [mismatch, setMismatch] = useState(false);
+  const change = useMutation(() => succeeded(api.POST('/api/me/password', { body: { currentPassword: fields.current, newPassword: fields.next } })));
+  const set = (name: keyof typeof EMPTY) => (value: string) => setFields({ ...fields, [name]: value });
+  // 422: the current password is wrong; 400: the new one breaks the length rule. Anything else is the form's.
+  const error = change.error;
+  const currentError = error?.status === 422 ? error.message : undefined;
+  const nextError = error?.status === 400 ? error.message : undefined;
+  const formError = error && !currentError && !nextError ? error.message : undefined;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setMismatch(fields.next !== fields.repeat);
+    if (fields.next !== fields.repeat) return;
+    if (await change.run()) {
+      setFields(EMPTY);
+      toast(t('settings.password.changed'));
+    }
+  };
+
+  return (
+    <Section title={t('settings.password.title')} description={t('settings.password.description')}>
+      <form class="settings-form" onSubmit={(event) => void submit(event)} noValidate>
+        <TextField
+          label={t('settings.password.current')}
+          type="password"
+          autoComplete="current-password"
+          required
+          value={fields.current}
+          onValue={set('current')}
+          error={currentError}
+        />
+        <TextField
+          label={t('settings.password.new')}
+          hint={t('settings.password.newHint')}
+          type="password"
+          autoComplete="new-password"
+          required
+          value={fields.next}
+          onValue={set('next')}
+          error={nextError}
+        />
+        <TextField
+          label={t('settings.password.repeat')}
+          type="password"
+          autoComplete="new-password"
+          required
+          value={fields.repeat}
+          onValue={set('repeat')}
+          error={mismatch ? t('settings.password.mismatch') : undefined}
+        />
+        <FormError message={formError} />
+        <div class="form-actions">
+          <button type="submit" class="button" disabled={change.busy || fields.current === '' || fields.next === ''}>
+            {change.busy ? t('state.saving') : t('settings.password.submit')}
+          </button>
+        </div>
+      </form>
+    </Section>
+  );
+}

@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks';
+import { api, ok } from '../../api/client.js';
+import { useMutation, useQuery } from '../../api/query.js';
+import { t } from '../../i18n/index.js';
+import { QueryState } from '../../ui/feedback.js';
+import { Field, FormError, SelectField } from '../../ui/forms.js';
+import { Section } from '../../ui/page.js';
+import { toast } from '../../ui/toast.js';
+
+type BlockList = { emails: string[]; domains: string[] };
+type AlertMode = 'each' | 'daily';
+const fetchBlockList = () => ok(api.GET('/api/block-list'));
+const fetchViewAlerts = () => ok(api.GET('/api/view-alerts'));
+/** One entry a line; blank lines dropped. */
+const linesOf = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The account's sharing policy: who is refused on every link, and how view alerts arrive. */
+export function SharingSection() {
+  const blockList = useQuery('block-list', fetchBlockList);
+  const alerts = useQuery('view-alerts', fetchViewAlerts);
+  return (
+    <>
+      <Section title={t('settings.blockList.title')} description={t('settings.blockList.description')}>
+        <QueryState query={blockList}>{(list) => <BlockListForm list={list} />}</QueryState>
+      </Section>
+      <Section title={t('settings.viewAlerts.title')} description={t('settings.viewAlerts.description')}>
+        <QueryState query={alerts}>{(current) => <ViewAlertsForm mode={current.mode} />}</QueryState>
+      </Section>
+    </>
+  );
+}
+
+function ListField({ label, hint, value, onValue }: { label: string; hint: string; value: string; onValue: (value: string) => void }) {
+  return (
+    <Field label={label} hint={hint}>
+      {(control) => <textarea {...control} class="input" rows={4} value={value} onInput={(event) => onValue(event.currentTarget.value)} />}
+    </Field>
+  );
+}
+
+function BlockListForm({ list }: { list: BlockList }) {
+  const [emails, setEmails] = useState(list.emails.join('\n'));
+  const [domains, setDomains] = useState(list.domains.join('\n'));
+  const save = useMutation(() => ok(api.PUT('/api/block-list', { body: { emails: linesOf(emails), domains: linesOf(domains) } })), ['block-list']);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const saved = await save.run();
+    if (saved) {
+      setEmails(saved.emails.join('\n'));
+      setDomains(saved.domains.join('\n'));
+      toast(t('action.saved'));
+    }
+  };
+  return (
+    <form class="settings-form" onSubmit={(event) => void submit(event)}>
+      <ListField label={t('settings.blockList.emails')} hint={t('settings.blockList.emailsHint')} value={emails} onValue={setEmails} />
+      <ListField label={t('settings.blockList.domains')} hint={t('settings.blockList.domainsHint')} value={domains} onValue={setDomains} />
+      <FormError message={save.error?.message} />
+      <div class="form-actions">
+        <button type="submit" class="button" disabled={save.busy}>
+          {t('action.save')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ViewAlertsForm({ mode }: { mode: AlertMode }) {
+  const save = useMutation((next: AlertMode) => ok(api.PUT('/api/view-alerts', { body: { mode: next } })), ['view-alerts']);
+  const choose = async (next: AlertMode) => {
+    if (await save.run(next)) toast(t('action.saved'));
+  };
+  return (
+    <>
+      <SelectField
+        label={t('settings.viewAlerts.mode')}
+        value={mode}
+        options={[
+          { value: 'each', label: t('settings.viewAlerts.each') },
+          { value: 'daily', label: t('settings.viewAlerts.daily') },
+        ]}
+        onValue={(next) => void choose(next)}
+      />
+      <FormError message={save.error?.message} />
+    </>
+  );
+}
