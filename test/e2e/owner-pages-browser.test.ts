@@ -186,6 +186,7 @@ test('sign-in page: what single sign-on sends back, its link once configured, an
   await code.fill(authenticator.generate({ timestamp: Date.now() + 30_000 }));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${app.url}/app`);
+  await dashboardFor(page, 'Careful Person');
 });
 
 test('magic link: asked for on the page, read from the mail, signs in only when its button is pressed', async (t) => {

@@ -37,6 +37,8 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'POST /api/me/two-factor',
   'POST /api/me/two-factor/confirm',
   'DELETE /api/me/two-factor',
+  'POST /api/me/password',
+  'POST /api/branding/smtp/test',
 ]);
 function requiredPlan(path: string): Plan {
   return /^\/api\/(integrations|branding)(\/|$)/.test(path) ? 'business' : 'professional';

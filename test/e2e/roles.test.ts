@@ -37,6 +37,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/me/two-factor': 'member',
   'DELETE /api/me/two-factor': 'member',
   'POST /api/me/two-factor/confirm': 'member',
+  'POST /api/me/password': 'member',
 
   'GET /api/members': 'admin',
   'PATCH /api/members/{userId}': 'admin',
@@ -53,6 +54,7 @@ const ACCESS: Record<string, Access> = {
   'GET /api/branding': 'admin',
   'POST /api/branding': 'admin',
   'POST /api/branding/domain/verify': 'admin',
+  'POST /api/branding/smtp/test': 'admin',
   'DELETE /api/branding/logo': 'admin',
   'GET /api/integrations': 'admin',
   'POST /api/integrations': 'admin',
