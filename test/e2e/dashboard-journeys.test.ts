@@ -72,7 +72,9 @@ for (const { name: width, viewport } of VIEWPORTS) {
     assert.notEqual(await colourOf(preview), before);
     assert.equal(await colourOf(preview), 'rgb(10, 125, 59)', 'the preview follows before anything is saved');
     await checkScreen(page, `journey-branding-${width}`);
+    const saved = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/branding' && response.request().method() === 'POST');
     await page.getByRole('button', { name: 'Save branding' }).click();
+    assert.equal((await saved).status(), 200);
     await page.reload();
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     const header = await page
