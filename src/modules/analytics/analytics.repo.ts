@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { Database } from '../../db/types.js';
 
@@ -94,6 +94,17 @@ export async function viewsPerDay(db: Executor, accountId: number, firstDay: num
     .select(['day', 'views'])
     .where('account_id', '=', accountId)
     .where('day', '>=', firstDay)
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
+}
+
+/** The link's views (view sessions) per UTC day number from `firstDay` on; days without any are absent. */
+export async function linkViewsPerDay(db: Executor, linkId: string, firstDay: number) {
+  const day = sql<number>`visits.session_started_at / ${sql.lit(DAY_MS)}`;
+  const rows = await linkSessions(db, linkId)
+    .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('views')])
+    .where('visits.session_started_at', '>=', firstDay * DAY_MS)
+    .groupBy(day)
     .execute();
   return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
 }

@@ -10,6 +10,10 @@ const tags = ['Analytics'];
 const Count = Type.Integer({ minimum: 0 });
 const Visitor = Type.Union([Type.String(), Type.Null()], { description: 'the e-mail, else the IP masked (203.0.113.x, 2001:db8:…)' });
 
+const ViewsByDay = Type.Array(Type.Object({ date: Type.String({ format: 'date' }), views: Count }), {
+  description: 'the last 30 UTC days, oldest first, today included',
+});
+
 const GlobalAnalytics = Type.Object({
   metrics: Type.Object({
     totalViews: Count,
@@ -30,11 +34,7 @@ const GlobalAnalytics = Type.Object({
     }),
     { description: 'the 20 latest events, newest first' },
   ),
-  charts: Type.Object({
-    viewsByDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), views: Count }), {
-      description: 'the last 30 UTC days, oldest first, today included',
-    }),
-  }),
+  charts: Type.Object({ viewsByDay: ViewsByDay }),
 });
 
 const LinkAnalytics = Type.Object({
@@ -55,6 +55,7 @@ const LinkAnalytics = Type.Object({
     }),
     { description: `one per visitor (e-mail, else IP), most recent first; at most ${MAX_LISTED_VISITORS}` },
   ),
+  viewsByDay: ViewsByDay,
 });
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {

@@ -14,6 +14,7 @@ import {
   latestEvents,
   linkSessionTotals,
   linkTotals,
+  linkViewsPerDay,
   linkVisitors,
   mostViewedLinks,
   secondsPerPage,
@@ -27,6 +28,15 @@ const CHART_DAYS = 30;
 export const MAX_LISTED_VISITORS = 5000;
 
 const isoDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** The UTC day number the charts start on: CHART_DAYS days, today included. */
+const firstChartDay = (now: number) => Math.floor(now / DAY_MS) - (CHART_DAYS - 1);
+
+/** The chart's days from `firstDay`, oldest first, each with its views (0 when absent from `perDay`). */
+function chartDays(firstDay: number, perDay: Array<{ day: number; views: number }>) {
+  const viewsOn = new Map(perDay.map((row) => [row.day, row.views]));
+  return Array.from({ length: CHART_DAYS }, (_, index) => ({ date: isoDate(firstDay + index), views: viewsOn.get(firstDay + index) ?? 0 }));
+}
 
 /** Counts a view into the account's per-day views and distinct visitors, in the view's own transaction. */
 export const countView: EventProjection = async (trx, event, at) => {
@@ -52,10 +62,12 @@ export function createAnalyticsService(deps: {
 
   async function forLink(accountId: number, linkId: string) {
     const link = await links.ownLink(accountId, linkId, { live: false });
-    const [sessions, pages, visitors] = await Promise.all([
+    const firstDay = firstChartDay(clock());
+    const [sessions, pages, visitors, perDay] = await Promise.all([
       linkSessionTotals(db, link.id),
       secondsPerPage(db, link.id),
       linkVisitors(db, link.id, MAX_LISTED_VISITORS),
+      linkViewsPerDay(db, link.id, firstDay),
     ]);
     const totalSeconds = pages.reduce((sum, page) => sum + page.seconds, 0);
     return {
@@ -73,14 +85,14 @@ export function createAnalyticsService(deps: {
         firstViewAt: isoTime(visitor.firstViewAt),
         lastViewAt: isoTime(visitor.lastViewAt),
       })),
+      viewsByDay: chartDays(firstDay, perDay),
     };
   }
 
   return {
     async global(accountId: number) {
       const now = clock();
-      const today = Math.floor(now / DAY_MS);
-      const firstDay = today - (CHART_DAYS - 1);
+      const firstDay = firstChartDay(now);
       const [totals, counted, pendingRequests, topLinks, recent, perDay] = await Promise.all([
         linkTotals(db, accountId, now),
         accountTotals(db, accountId),
@@ -89,7 +101,6 @@ export function createAnalyticsService(deps: {
         latestEvents(db, accountId, RECENT_ACTIVITY),
         viewsPerDay(db, accountId, firstDay),
       ]);
-      const viewsOn = new Map(perDay.map((row) => [row.day, row.views]));
       return {
         metrics: { ...totals, uniqueVisitors: counted.visitors, pendingRequests, totalDownloads: counted.downloads },
         topLinks,
@@ -104,10 +115,7 @@ export function createAnalyticsService(deps: {
           };
         }),
         charts: {
-          viewsByDay: Array.from({ length: CHART_DAYS }, (_, index) => ({
-            date: isoDate(firstDay + index),
-            views: viewsOn.get(firstDay + index) ?? 0,
-          })),
+          viewsByDay: chartDays(firstDay, perDay),
         },
       };
     },

@@ -148,7 +148,19 @@ test('global and per-link analytics on a seeded data set', async (t) => {
 
   const perLink = await a.http.get(`/api/links/${alpha.id}/analytics`);
   assert.equal(perLink.status, 200);
-  assert.deepEqual(perLink.body, {
+  const { viewsByDay: alphaDays, ...alphaTotals } = perLink.body;
+  // The link's own chart: bob's view falls before its first day, like the account's.
+  assert.equal(alphaDays.length, 30);
+  assert.deepEqual(alphaDays[0], { date: '2025-05-17', views: 1 });
+  assert.deepEqual(alphaDays.slice(-2), [
+    { date: '2025-06-14', views: 2 },
+    { date: '2025-06-15', views: 1 },
+  ]);
+  assert.equal(
+    alphaDays.reduce((sum: number, day: { views: number }) => sum + day.views, 0),
+    4,
+  );
+  assert.deepEqual(alphaTotals, {
     link: { id: alpha.id, name: 'alpha.pdf' },
     views: 5,
     blockedAttempts: 0,

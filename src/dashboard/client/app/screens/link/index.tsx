@@ -1,10 +1,2 @@
-import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
-
-// Placeholder until this screen group is built.
-export function LinkSettingsScreen() {
-  return <PageHeader title={t('nav.documents')} />;
-}
-export function LinkAnalyticsScreen() {
-  return <PageHeader title={t('nav.documents')} />;
-}
+export { LinkSettingsScreen } from './settings-screen.js';
+export { LinkAnalyticsScreen } from './analytics-screen.js';

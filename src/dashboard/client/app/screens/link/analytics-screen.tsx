@@ -1,0 +1,38 @@
+import { useRoute } from 'preact-iso';
+import { api, ok } from '../../api/client.js';
+import { useQuery } from '../../api/query.js';
+import { t } from '../../i18n/index.js';
+import { QueryState } from '../../ui/feedback.js';
+import { PageHeader } from '../../ui/page.js';
+import { PageTimes, Totals, ViewsChart, Visitors } from './analytics-parts.js';
+import { linkKey, useLink, type LinkAnalytics } from './link-data.js';
+import { LinkSummary } from './link-summary.js';
+
+/** How a link has been viewed, refreshed every few seconds so new views appear as they happen. */
+export function LinkAnalyticsScreen() {
+  const id = useRoute().params.id!;
+  const link = useLink(id);
+  const analytics = useQuery(
+    `${linkKey(id)}:analytics`,
+    // The JSON answer: the CSV one is only fetched by the export link.
+    () => ok(api.GET('/api/links/{id}/analytics', { params: { path: { id }, query: { format: 'json' } } })) as Promise<LinkAnalytics>,
+    { refreshMs: 5000 },
+  );
+  const csvUrl = `/api/links/${encodeURIComponent(id)}/analytics?format=csv`;
+  return (
+    <>
+      <PageHeader title={t('link.analytics.title', { name: link.data?.name ?? analytics.data?.link.name ?? '' })} lead={t('link.analytics.lead')} />
+      {link.data && <LinkSummary link={link.data} current="analytics" />}
+      <QueryState query={analytics} rows={8}>
+        {(data) => (
+          <div class="link-analytics">
+            <Totals analytics={data} />
+            <ViewsChart days={data.viewsByDay} />
+            <PageTimes pages={data.pages} link={link.data} />
+            <Visitors visitors={data.visitors} csvUrl={csvUrl} />
+          </div>
+        )}
+      </QueryState>
+    </>
+  );
+}

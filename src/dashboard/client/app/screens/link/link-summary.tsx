@@ -1,0 +1,69 @@
+import { formatDate, t, tn } from '../../i18n/index.js';
+import { CopyButton } from '../../ui/copy-button.js';
+import { Chip } from '../../ui/page.js';
+import { thumbnailUrl, useViewerUrl, type LinkDetail } from './link-data.js';
+
+/** What a visitor meets on the link, one chip per state or gate. */
+export function LinkChips({ link }: { link: LinkDetail }) {
+  const s = link.settings;
+  const expired = s.expiresAt !== null && new Date(s.expiresAt).getTime() <= Date.now();
+  return (
+    <span class="link-chips">
+      {s.isActive ? <Chip tone="success">{t('link.chip.on')}</Chip> : <Chip tone="warning">{t('link.chip.off')}</Chip>}
+      {s.expiresAt !== null && (
+        <Chip tone={expired ? 'danger' : 'neutral'}>{t(expired ? 'link.chip.expired' : 'link.chip.expires', { date: formatDate(s.expiresAt) })}</Chip>
+      )}
+      {s.hasPassword && <Chip>{t('link.chip.password')}</Chip>}
+      {s.requiresOtp && <Chip>{t('link.chip.emailCode')}</Chip>}
+      {s.requiresApproval && <Chip>{t('link.chip.approval')}</Chip>}
+      {s.hasWatermark && <Chip>{t('link.chip.watermark')}</Chip>}
+    </span>
+  );
+}
+
+/** Whether the document's pages are ready to show, still being made, or failed and why. */
+function DocumentStatus({ link }: { link: LinkDetail }) {
+  const { status, pages, error } = link.document;
+  if (status === 'none') return null;
+  return (
+    <div class="link-document">
+      {status === 'ready' && <img class="link-thumbnail" src={thumbnailUrl(link.id, 1)} alt={t('link.document.thumbnail', { name: link.name })} />}
+      <div>
+        <p class="link-document-status">
+          {status === 'ready' && <Chip tone="success">{t('link.document.ready')}</Chip>}
+          {status === 'processing' && <Chip tone="brand">{t('link.document.processing')}</Chip>}
+          {status === 'failed' && <Chip tone="danger">{t('link.document.failed')}</Chip>}
+          {pages !== null && <span class="muted">{tn('link.document.pages', pages)}</span>}
+        </p>
+        {status === 'failed' && error && <p class="muted">{error}</p>}
+      </div>
+    </div>
+  );
+}
+
+/** The top of the link's screens: its chips, its address to copy, where its numbers are, its document. */
+export function LinkSummary({ link, current }: { link: LinkDetail; current: 'settings' | 'analytics' }) {
+  const viewerUrl = useViewerUrl(link);
+  const base = `/app/documents/${encodeURIComponent(link.id)}`;
+  return (
+    <div class="card link-summary">
+      <div class="link-summary-main">
+        <LinkChips link={link} />
+        {current === 'settings' && <p class="muted">{tn('link.views', link.views)}</p>}
+        <div class="link-summary-actions">
+          {viewerUrl && <CopyButton text={viewerUrl} />}
+          {current === 'settings' ? (
+            <a class="button secondary small" href={`${base}/analytics`}>
+              {t('link.toAnalytics')}
+            </a>
+          ) : (
+            <a class="button secondary small" href={`${base}/settings`}>
+              {t('link.toSettings')}
+            </a>
+          )}
+        </div>
+      </div>
+      <DocumentStatus link={link} />
+    </div>
+  );
+}

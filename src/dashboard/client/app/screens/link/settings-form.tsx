@@ -1,0 +1,118 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ok } from '../../api/client.js';
+import { useMutation } from '../../api/query.js';
+import { t } from '../../i18n/index.js';
+import { Field, FormError } from '../../ui/forms.js';
+import { Section } from '../../ui/page.js';
+import { toast } from '../../ui/toast.js';
+import { fieldOfError, linkKey, type LinkDetail, type SettingsChange } from './link-data.js';
+
+export type FieldName = keyof SettingsChange;
+
+/**
+ * One section's form: a draft of its values (reset when the link changes on the server), the
+ * change it sends with Save, and the API's error placed beside the field it names.
+ */
+export function useSettingsForm<D>(
+  link: LinkDetail,
+  fields: readonly FieldName[],
+  draftOf: (link: LinkDetail) => D,
+  changeOf: (draft: D) => SettingsChange,
+) {
+  const [draft, setDraft] = useState(() => draftOf(link));
+  useEffect(() => setDraft(draftOf(link)), [link]);
+  const mutation = useMutation(
+    (change: SettingsChange) => ok(api.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body: change })),
+    [linkKey(link.id), 'links'],
+  );
+  const save = async (change: SettingsChange = changeOf(draft)) => {
+    if (await mutation.run(change)) toast(t('link.settings.saved'));
+  };
+  const message = mutation.error?.message;
+  const errorField = message ? fieldOfError(message, fields) : undefined;
+  return {
+    draft,
+    set: (change: Partial<D>) => setDraft((current) => ({ ...current, ...change })),
+    save,
+    busy: mutation.busy,
+    errorFor: (field: FieldName) => (field === errorField ? message : undefined),
+    formError: errorField ? undefined : message,
+  };
+}
+
+/** A section of settings with its own Save button. */
+export function SettingsSection({
+  title,
+  description,
+  form,
+  children,
+}: {
+  title: string;
+  description?: string;
+  form: { save: () => Promise<void>; busy: boolean; formError: string | undefined };
+  children: ComponentChildren;
+}) {
+  return (
+    <Section title={title} description={description}>
+      <form
+        class="link-settings-form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          void form.save();
+        }}
+      >
+        <FormError message={form.formError} />
+        {children}
+        <div class="form-actions">
+          <button type="submit" class="button" disabled={form.busy}>
+            {form.busy ? t('state.saving') : t('link.settings.save', { section: title.toLowerCase() })}
+          </button>
+        </div>
+      </form>
+    </Section>
+  );
+}
+
+/** A list of addresses or domains, one per line (commas also separate). */
+export function ListField({
+  label,
+  hint,
+  error,
+  value,
+  onValue,
+}: {
+  label: string;
+  hint?: string;
+  error?: string | undefined;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(control) => (
+        <textarea class="input link-list-input" rows={3} {...control} value={value} onInput={(event) => onValue(event.currentTarget.value)} />
+      )}
+    </Field>
+  );
+}
+
+export const listText = (items: string[]) => items.join('\n');
+export const listItems = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** "2027-01-31T18:00" in the browser's time zone, as a datetime-local field shows it. */
+export function localDateTime(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A whole number typed in a field, or null when empty; the API judges its range. */
+export function numberOrNull(text: string): number | null {
+  return text.trim() === '' ? null : Number(text);
+}

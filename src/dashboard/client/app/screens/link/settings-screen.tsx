@@ -1,0 +1,31 @@
+import { useRoute } from 'preact-iso';
+import { t } from '../../i18n/index.js';
+import { QueryState } from '../../ui/feedback.js';
+import { PageHeader } from '../../ui/page.js';
+import { useLink } from './link-data.js';
+import { LinkSummary } from './link-summary.js';
+import { AccessSection, DocumentSection, NameSection, PasswordSection, PresentationSection, VisitorsSection } from './settings-sections.js';
+
+/** Everything a link's owner can set on it, a section at a time. */
+export function LinkSettingsScreen() {
+  const id = useRoute().params.id!;
+  const link = useLink(id);
+  return (
+    <>
+      <PageHeader title={link.data?.name ?? t('link.settings.title')} lead={t('link.settings.lead')} />
+      <QueryState query={link} rows={8}>
+        {(data) => (
+          <div class="link-settings">
+            <LinkSummary link={data} current="settings" />
+            <NameSection link={data} />
+            <AccessSection link={data} />
+            <PasswordSection link={data} />
+            <VisitorsSection link={data} />
+            <DocumentSection link={data} />
+            <PresentationSection link={data} />
+          </div>
+        )}
+      </QueryState>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { closeBrowser, openPage } from '../helpers/browser.js';
+import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
+import { createLink } from '../helpers/files.js';
+
+after(closeBrowser);
+
+async function openSettings(page: Page, app: TestApp, id: string, name: string): Promise<void> {
+  await openScreen(page, app, `/app/documents/${id}/settings`, name);
+  await page.getByRole('region', { name: 'Access' }).waitFor();
+}
+
+/** The headline number under `label` on the analytics screen. */
+const total = (page: Page, label: string) => page.locator('.link-total').filter({ hasText: label }).locator('dd');
+
+test('link settings: password, e-mail code and expiry are saved and kept; the API error shows beside its field', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'the plan', 'Plan.txt');
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  await openSettings(page, app, id, 'Plan.txt');
+  await checkScreen(page, 'link-settings-desktop');
+
+  const password = page.getByRole('region', { name: 'Password' });
+  await password.getByLabel('Password', { exact: true }).fill('open sesame');
+  await password.getByRole('button', { name: 'Save password' }).click();
+  await password.getByLabel('New password').waitFor();
+
+  const visitors = page.getByRole('region', { name: 'Visitors', exact: true });
+  await visitors.getByLabel('Send an e-mail code').check();
+  await visitors.getByLabel('Allowed domains').fill('example.org');
+  await visitors.getByRole('button', { name: 'Save visitors' }).click();
+
+  const access = page.getByRole('region', { name: 'Access' });
+  await access.getByLabel('Stops working at a set time').check();
+  await access.getByLabel('Expires at').fill('2031-03-14T15:30');
+  await access.getByRole('button', { name: 'Save access' }).click();
+  await page.locator('.link-chips', { hasText: 'Expires' }).waitFor();
+
+  await page.reload();
+  await openSettings(page, app, id, 'Plan.txt');
+  const chips = page.locator('.link-summary .link-chips');
+  for (const chip of ['Password', 'E-mail code', 'Expires Mar 14, 2031']) await chips.getByText(chip).waitFor();
+  assert.equal(await page.getByLabel('Expires at').inputValue(), '2031-03-14T15:30');
+  assert.equal(await page.getByLabel('Send an e-mail code').isChecked(), true);
+  assert.equal(await page.getByLabel('Allowed domains').inputValue(), 'example.org');
+
+  const { settings } = (await http.get(`/api/links/${id}`)).body;
+  assert.equal(settings.hasPassword, true);
+  assert.equal(settings.requiresOtp, true);
+  assert.deepEqual(settings.allowedDomains, ['example.org']);
+  assert.equal(typeof settings.expiresAt, 'string');
+
+  // A malformed address: the API's sentence beside the field that holds it.
+  await visitors.getByLabel('Blocked e-mail addresses').fill('not an address');
+  await visitors.getByRole('button', { name: 'Save visitors' }).click();
+  const blocked = visitors.locator('.field', { has: page.getByLabel('Blocked e-mail addresses') });
+  await blocked.locator('.field-error', { hasText: 'invalid e-mail address' }).waitFor();
+  assert.equal(await visitors.getByLabel('Blocked e-mail addresses').getAttribute('aria-invalid'), 'true');
+  assert.deepEqual((await http.get(`/api/links/${id}`)).body.settings.blockedEmails, []);
+
+  // Removing the password, then the phone layout.
+  await password.getByRole('button', { name: 'Remove password' }).click();
+  await password.getByLabel('Password', { exact: true }).waitFor();
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPassword, false);
+
+  const phone = await signedInDashboard(t, app, { accountId, viewport: PHONE });
+  await openSettings(phone.page, app, id, 'Plan.txt');
+  await checkScreen(phone.page, 'link-settings-phone');
+});
+
+test('link analytics: a new view appears without a reload; the CSV downloads', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'quarterly numbers', 'Numbers.txt');
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  await openScreen(page, app, `/app/documents/${id}/analytics`, 'Analytics: Numbers.txt');
+  await page.getByText('No visitors yet').waitFor();
+  assert.equal(await total(page, 'Views').textContent(), '0');
+
+  const visitor = await openPage(t);
+  await visitor.goto(`${app.url}/v/${id}`);
+  await total(page, 'Views').filter({ hasText: '1' }).waitFor({ timeout: 15_000 });
+  await page.getByRole('cell', { name: '127.0.0.x' }).waitFor();
+  await checkScreen(page, 'link-analytics-desktop');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+  assert.equal(download.suggestedFilename(), `analytics-${id}.csv`);
+  const path = await download.path();
+  const { readFile } = await import('node:fs/promises');
+  assert.match(await readFile(path, 'utf8'), /^visitor,views,seconds,first_view_at,last_view_at\r?\n127\.0\.0\.x,1,/);
+
+  const phone = await signedInDashboard(t, app, { accountId, viewport: PHONE });
+  await openScreen(phone.page, app, `/app/documents/${id}/analytics`, 'Analytics: Numbers.txt');
+  await phone.page.locator('.link-visitor-card', { hasText: '127.0.0.x' }).waitFor();
+  await checkScreen(phone.page, 'link-analytics-phone');
+});
