@@ -12622,6 +12622,12 @@ export interface operations {
                             /** Format: date-time */
                             lastViewAt: string;
                         }[];
+                        /** @description the last 30 UTC days, oldest first, today included */
+                        viewsByDay: {
+                            /** Format: date */
+                            date: string;
+                            views: number;
+                        }[];
                     };
                     "text/csv": string;
                 };
