@@ -38,7 +38,8 @@ test('link settings: password, e-mail code and expiry are saved and kept; the AP
   await access.getByLabel('Stops working at a set time').check();
   await access.getByLabel('Expires at').fill('2031-03-14T15:30');
   await access.getByRole('button', { name: 'Save access' }).click();
-  await page.locator('.link-chips', { hasText: 'Expires' }).waitFor();
+  // The chip already says "Expires" (the upload's default): wait for the new date, i.e. the save's answer.
+  await page.locator('.link-chips', { hasText: 'Expires Mar 14, 2031' }).waitFor();
 
   await page.reload();
   await openSettings(page, app, id, 'Plan.txt');

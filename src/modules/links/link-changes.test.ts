@@ -25,7 +25,17 @@ test('GET shows every setting; PATCH changes any subset and the name in one go, 
 
   const before = await http.get(`/api/links/${id}`);
   assert.equal(before.status, 200);
-  assert.deepEqual(Object.keys(before.body).sort(), ['document', 'has_watermark', 'id', 'mime', 'name', 'requires_password', 'settings', 'views']);
+  assert.deepEqual(Object.keys(before.body).sort(), [
+    'document',
+    'has_watermark',
+    'id',
+    'mime',
+    'name',
+    'requires_password',
+    'settings',
+    'viewer_url',
+    'views',
+  ]);
   assert.equal(before.body.settings.isActive, true);
   assert.equal(before.body.settings.hasPassword, false);
   assert.equal(before.body.settings.maxViews, 0);

@@ -34,7 +34,12 @@ const DocumentSummary = Type.Object({
 });
 
 /** The spec's Link object, every setting beside it, and its document's rendering. */
-const LinkDetail = Type.Object({ ...LinkMetadata.properties, settings: LinkSettingsView, document: DocumentSummary });
+const LinkDetail = Type.Object({
+  ...LinkMetadata.properties,
+  viewer_url: Type.String({ description: "the link's address for visitors (on the account's verified custom domain when it has one)" }),
+  settings: LinkSettingsView,
+  document: DocumentSummary,
+});
 
 /** A misspelt setting in a change is a 400 naming it, not silently dropped as other bodies' extra fields are. */
 async function refuseUnknownChanges(request: FastifyRequest) {

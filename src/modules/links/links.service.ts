@@ -183,6 +183,7 @@ export function createLinksService(deps: {
   /** The spec's Link object, every setting, and how far its pages are. */
   const detailOf = async (link: LinkRow, settings = settingsOf(link)) => ({
     ...toLinkMetadata(link),
+    viewer_url: await viewerUrlFor(link.account_id, link.id),
     settings,
     document: (await documents.summariesOf([link])).get(link.id) ?? NO_DOCUMENT,
   });

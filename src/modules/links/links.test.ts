@@ -94,8 +94,9 @@ test("metadata is the spec's Link object and the settings beside it; delete remo
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'quarterly numbers', 'q3.txt', { hasWatermark: '1' });
-  const { settings, document, ...link } = (await http.get(`/api/links/${id}`)).body;
+  const { settings, document, viewer_url: viewerUrl, ...link } = (await http.get(`/api/links/${id}`)).body;
   assert.ok(['processing', 'failed'].includes(document.status), 'a .txt is a paged document (here without LibreOffice)');
+  assert.match(viewerUrl, new RegExp(`/v/${id}$`), 'beside the spec object, where visitors open it');
   assert.deepEqual(link, { id, name: 'q3.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: true });
   assert.equal(settings.hasWatermark, true);
 
@@ -319,7 +320,7 @@ test("tenancy: every link route answers 404 for another account's link", async (
     assert.equal(response.status, 404, `${method} ${route}`);
   }
   assert.equal((await bob.http.get('/api/links')).body.pagination.total, 0);
-  const { settings, document, ...untouched } = (await alice.http.get(`/api/links/${id}`)).body;
+  const { settings, document, viewer_url: _viewerUrl, ...untouched } = (await alice.http.get(`/api/links/${id}`)).body;
   assert.ok(document);
   assert.deepEqual(untouched, { id, name: 'p.txt', mime: 'text/plain', views: 0, requires_password: false, has_watermark: false });
   assert.equal(settings.isActive, true);

@@ -4431,6 +4431,8 @@ export interface operations {
                         views: number;
                         requires_password: boolean;
                         has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
                         settings: {
                             isActive: boolean;
                             /** @description null: never expires */
@@ -4701,6 +4703,8 @@ export interface operations {
                         views: number;
                         requires_password: boolean;
                         has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
                         settings: {
                             isActive: boolean;
                             /** @description null: never expires */
@@ -6787,6 +6791,8 @@ export interface operations {
                         views: number;
                         requires_password: boolean;
                         has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
                         settings: {
                             isActive: boolean;
                             /** @description null: never expires */

@@ -14,20 +14,6 @@ export function useLink(id: string) {
   return useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })));
 }
 
-/**
- * The link's visitor address. GET /api/links/{id} does not carry it, so it is read from the list
- * (which knows the account's own viewer domain), found by name; the app's own address otherwise.
- */
-export function useViewerUrl(link: LinkDetail | undefined): string | undefined {
-  const expiresAt = link?.settings.expiresAt;
-  const tab = expiresAt && new Date(expiresAt).getTime() <= Date.now() ? 'expired' : 'active';
-  const list = useQuery(link ? `links:viewer:${link.id}:${tab}` : null, () =>
-    ok(api.GET('/api/links', { params: { query: { q: link!.name, limit: 50, page: 1, tab, sort: 'created' } } })),
-  );
-  if (!link) return undefined;
-  return list.data?.links.find((item) => item.id === link.id)?.viewer_url ?? `${location.origin}/v/${encodeURIComponent(link.id)}`;
-}
-
 export const thumbnailUrl = (id: string, page: number) => `/api/links/${encodeURIComponent(id)}/pages/${page}/thumbnail`;
 
 /** The settings field an API sentence is about (`field "blockedEmails" …`, `requiresOtp needs …`), if it names one of `fields`. */

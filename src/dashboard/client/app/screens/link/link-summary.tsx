@@ -1,7 +1,7 @@
 import { formatDate, t, tn } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { Chip } from '../../ui/page.js';
-import { thumbnailUrl, useViewerUrl, type LinkDetail } from './link-data.js';
+import { thumbnailUrl, type LinkDetail } from './link-data.js';
 
 /** What a visitor meets on the link, one chip per state or gate. */
 export function LinkChips({ link }: { link: LinkDetail }) {
@@ -43,7 +43,6 @@ function DocumentStatus({ link }: { link: LinkDetail }) {
 
 /** The top of the link's screens: its chips, its address to copy, where its numbers are, its document. */
 export function LinkSummary({ link, current }: { link: LinkDetail; current: 'settings' | 'analytics' }) {
-  const viewerUrl = useViewerUrl(link);
   const base = `/app/documents/${encodeURIComponent(link.id)}`;
   return (
     <div class="card link-summary">
@@ -51,7 +50,7 @@ export function LinkSummary({ link, current }: { link: LinkDetail; current: 'set
         <LinkChips link={link} />
         {current === 'settings' && <p class="muted">{tn('link.views', link.views)}</p>}
         <div class="link-summary-actions">
-          {viewerUrl && <CopyButton text={viewerUrl} />}
+          <CopyButton text={link.viewer_url} />
           {current === 'settings' ? (
             <a class="button secondary small" href={`${base}/analytics`}>
               {t('link.toAnalytics')}
