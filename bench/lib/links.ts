@@ -65,4 +65,3 @@ export function seedLinks(file: string, accountId: number, count: number, now: n
   }
   return active;
 }
-

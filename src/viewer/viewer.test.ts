@@ -197,6 +197,12 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   );
   assert.deepEqual((await owner.http.get('/api/links/pending-count')).body, { count: 1 });
   assert.equal((await other.http.get('/api/links/pending-count')).body.count, 0);
+  const waitingOverAll = (await owner.http.get('/api/links/pending-requests')).body.requests;
+  assert.deepEqual(
+    waitingOverAll.map(({ created_at: _at, ...rest }: { created_at: string }) => rest),
+    [{ id: request.id, linkId: id, linkName: 'b.txt', email: 'carol@example.com', visitorIp: '203.0.113.7' }],
+  );
+  assert.deepEqual((await other.http.get('/api/links/pending-requests')).body, { requests: [] }, 'another account sees none of them');
   const ownerMail = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', owner.email).executeTakeFirst();
   assert.match(ownerMail!.subject, /carol@example\.com/, 'the owner is e-mailed');
 
@@ -211,6 +217,7 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   assert.notEqual(JSON.parse((await visitor.get(`/v/${id}/status`)).text).step, 'approval-pending');
   assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
   assert.equal((await owner.http.get('/api/links/pending-count')).body.count, 0);
+  assert.deepEqual((await owner.http.get('/api/links/pending-requests')).body, { requests: [] }, 'an answered request no longer waits');
 
   const denied = new VisitorClient(app.url);
   await denied.post(`/v/${id}/access`, { email: 'mallory@example.com' });

@@ -7,8 +7,10 @@ import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, openScreen, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
+import { createLink } from '../helpers/files.js';
 import { TEST_PASSWORD } from '../helpers/people.js';
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.js';
+import { VisitorClient } from '../helpers/visitor.js';
 
 after(closeBrowser);
 
@@ -32,7 +34,47 @@ async function settingsSection(page: Page, section: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: section }).click();
 }
 
+/** A visitor asks to open a link that needs approval, as the viewer's form does. */
+async function requestAccess(app: { url: string }, linkId: string, email: string): Promise<void> {
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${linkId}/access`, { email })).status, 303);
+}
+
 for (const { name: width, viewport } of VIEWPORTS) {
+  test(`journey at ${width} width: access requests are approved and denied from the navigation badge`, async (t) => {
+    const app = await startApp(t);
+    const { accountId, http } = await app.createAccount();
+    const boardPack = await createLink(http, 'board pack', 'Board pack.txt', { requiresApproval: '1' });
+    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await openScreen(page, app, '/app', 'Documents');
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    assert.equal(await nav.getByText('1 pending').count(), 0, 'no badge while nobody waits');
+
+    await requestAccess(app, boardPack, 'carol@example.com');
+    await requestAccess(app, boardPack, 'mallory@example.com');
+    // The badge is refreshed every 30 s; a reload shows it at once.
+    await page.reload();
+    const menu = page.getByRole('button', { name: 'Menu' });
+    if (await menu.isVisible()) await menu.click();
+    const requests = nav.getByRole('link', { name: /^Requests\s*2 pending$/ });
+    await requests.waitFor();
+    await requests.click();
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+    await checkScreen(page, `journey-requests-${width}`);
+
+    await page.getByRole('button', { name: 'Approve carol@example.com for Board pack.txt' }).click();
+    await page.getByRole('status').getByText('carol@example.com may now open Board pack.txt.').waitFor();
+    await page.getByRole('button', { name: 'Deny mallory@example.com for Board pack.txt' }).click();
+    await page.getByRole('heading', { name: 'Nobody is waiting' }).waitFor();
+    await nav.locator('.badge').waitFor({ state: 'detached' });
+    const decided = (await http.get(`/api/links/${boardPack}/requests`)).body.requests as Array<{ email: string; status: string }>;
+    assert.deepEqual(Object.fromEntries(decided.map((request) => [request.email, request.status])), {
+      'carol@example.com': 'approved',
+      'mallory@example.com': 'denied',
+    });
+    await checkScreen(page, `journey-requests-answered-${width}`);
+  });
+
   test(`journey at ${width} width: an owner invites a member, who signs in and does not see API keys`, async (t) => {
     const smtp = await startSmtp(t);
     const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

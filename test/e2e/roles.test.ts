@@ -85,6 +85,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/links/{id}/file': 'member',
   'POST /api/links/{id}/download-tokens': 'member',
   'GET /api/links/pending-count': 'member',
+  'GET /api/links/pending-requests': 'member',
   'GET /api/links/{id}/requests': 'member',
   'POST /api/links/{id}/share': 'member',
   'GET /api/links/{id}/analytics': 'member',

@@ -39,3 +39,23 @@ export async function countPendingRequests(db: Executor, accountId: number): Pro
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** The account's requests waiting for an answer, newest first, with the name of the link each asks for. */
+export function listPendingRequests(db: Executor, accountId: number, limit: number) {
+  return db
+    .selectFrom('access_requests')
+    .innerJoin('links', 'links.id', 'access_requests.link_id')
+    .where('links.account_id', '=', accountId)
+    .where('access_requests.status', '=', 'pending')
+    .select([
+      'access_requests.id',
+      'access_requests.link_id',
+      'links.name as link_name',
+      'access_requests.email',
+      'access_requests.visitor_ip',
+      'access_requests.created_at',
+    ])
+    .orderBy('access_requests.id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -25,6 +25,34 @@ export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: A
   );
 
   app.get(
+    '/pending-requests',
+    {
+      schema: {
+        tags,
+        operationId: 'listPendingAccessRequests',
+        summary: "Access requests waiting for an answer over all the account's links, newest first",
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }) }),
+        response: {
+          200: Type.Object({
+            requests: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                linkId: Type.String(),
+                linkName: Type.String(),
+                email: Type.String(),
+                visitorIp: Type.String(),
+                created_at: Type.String({ format: 'date-time' }),
+              }),
+            ),
+          }),
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => ({ requests: await accessRequests.pending(principalOf(request).accountId, request.query.limit) }),
+  );
+
+  app.get(
     '/:id/requests',
     {
       schema: {

@@ -6,7 +6,14 @@ import { isoTime } from '../../core/timestamps.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
-import { countPendingRequests, decideAccessRequest, findAccessRequest, insertAccessRequest, listAccessRequests } from './access-requests.repo.js';
+import {
+  countPendingRequests,
+  decideAccessRequest,
+  findAccessRequest,
+  insertAccessRequest,
+  listAccessRequests,
+  listPendingRequests,
+} from './access-requests.repo.js';
 
 /**
  * The visitor's side of the approval gate, as the visits module uses it: open a request in the
@@ -48,6 +55,19 @@ export function createAccessRequestsService(deps: {
   }
 
   return {
+    /** Requests waiting for an answer over all the account's links (the dashboard's Requests screen). */
+    async pending(accountId: number, limit: number) {
+      const requests = await listPendingRequests(db, accountId, limit);
+      return requests.map((request) => ({
+        id: request.id,
+        linkId: request.link_id,
+        linkName: request.link_name,
+        email: request.email,
+        visitorIp: request.visitor_ip,
+        created_at: isoTime(request.created_at),
+      }));
+    },
+
     async list(accountId: number, linkId: string) {
       await linkRequiringApproval(accountId, linkId);
       const requests = await listAccessRequests(db, linkId);
