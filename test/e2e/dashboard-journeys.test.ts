@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
-import { closeBrowser } from '../helpers/browser.js';
+import { closeBrowser, openPage } from '../helpers/browser.js';
 import { checkScreen, openScreen, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { TEST_PASSWORD } from '../helpers/people.js';
-import { startSmtp, type ReceivedMail } from '../helpers/smtp.js';
+import { otpCodeIn, startSmtp, type ReceivedMail } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
 
 after(closeBrowser);
@@ -41,6 +41,101 @@ async function requestAccess(app: { url: string }, linkId: string, email: string
 }
 
 for (const { name: width, viewport } of VIEWPORTS) {
+  test(`journey at ${width} width: first run, sign in, upload two files, protect one, copy its link, a visitor's view in its analytics`, async (t) => {
+    const smtp = await startSmtp(t);
+    const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+    const page = await watchedPage(t, viewport);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+
+    // First run: the setup link the server prints makes the owner, who lands in the dashboard.
+    const setup = new URL(await app.runtime.services.auth.setupLink());
+    await page.goto(`${app.url}${setup.pathname}${setup.search}`);
+    await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+    await page.getByLabel('Email', { exact: true }).fill('ada@analytical.example');
+    await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+    await page.getByLabel('Company name', { exact: true }).fill('Analytical Engines');
+    await page.getByRole('button', { name: 'Create owner account' }).click();
+    await page.getByRole('heading', { name: 'Upload your first file' }).waitFor();
+    await checkScreen(page, `journey-first-run-${width}`);
+    await page.getByRole('button', { name: 'Account: Ada Lovelace' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${app.url}/sign-in`);
+    await page.getByLabel('Email', { exact: true }).fill('ada@analytical.example');
+    await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor();
+
+    // Two files dropped on the upload zone, over a slow connection so that progress shows.
+    await page.getByRole('link', { name: 'Upload', exact: true }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Upload files' }).waitFor();
+    const network = await page.context().newCDPSession(page);
+    await network.send('Network.enable');
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 400_000 });
+    const files = await page.evaluateHandle(`(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['a'.repeat(500000)], 'Board deck.txt', { type: 'text/plain' }));
+      transfer.items.add(new File(['b'.repeat(500000)], 'Budget.txt', { type: 'text/plain' }));
+      return transfer;
+    })()`);
+    await page.locator('.documents-dropzone').dispatchEvent('drop', { dataTransfer: files });
+    await page.getByRole('progressbar', { name: 'Upload of Board deck.txt' }).waitFor();
+    await page.getByRole('progressbar', { name: 'Upload of Budget.txt' }).waitFor();
+    for (const name of ['Board deck.txt', 'Budget.txt']) {
+      await page.locator('.documents-upload').filter({ hasText: name }).getByText('Uploaded').waitFor({ timeout: 30_000 });
+    }
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+
+    // Password, e-mail code and expiry on the deck.
+    await page
+      .locator('.documents-upload')
+      .filter({ hasText: 'Board deck.txt' })
+      .getByRole('link', { name: /Settings/ })
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Board deck.txt' }).waitFor();
+    const password = page.getByRole('region', { name: 'Password' });
+    await password.getByLabel('Password', { exact: true }).fill('open sesame');
+    await password.getByRole('button', { name: 'Save password' }).click();
+    await password.getByLabel('New password').waitFor();
+    const visitors = page.getByRole('region', { name: 'Visitors', exact: true });
+    await visitors.getByLabel('Send an e-mail code').check();
+    await visitors.getByLabel('Allowed domains').fill('example.org');
+    await visitors.getByRole('button', { name: 'Save visitors' }).click();
+    // Each section starts again from the saved link: the next is filled once this one's save is shown.
+    const chips = page.locator('.link-summary .link-chips');
+    await chips.getByText('E-mail code').waitFor();
+    const access = page.getByRole('region', { name: 'Access' });
+    await access.getByLabel('Stops working at a set time').check();
+    await access.getByLabel('Expires at').fill('2031-03-14T15:30');
+    await access.getByRole('button', { name: 'Save access' }).click();
+    for (const chip of ['Password', 'E-mail code', 'Expires Mar 14, 2031']) await chips.getByText(chip).waitFor();
+    await checkScreen(page, `journey-settings-${width}`);
+
+    // Its link, copied from the list, opened by a visitor in a browser of their own.
+    await navigate(page, 'Documents', 'Documents');
+    const row = page.locator('tbody tr, .documents-card').filter({ hasText: 'Board deck.txt' });
+    for (const chip of ['Password', 'E-mail code']) await row.getByText(chip, { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Copy link' }).click();
+    const copied = await page.evaluate<string>('navigator.clipboard.readText()');
+    assert.match(copied, /\/v\/[0-9A-Za-z]+$/);
+
+    // The owner watches the deck's analytics while a visitor opens the copied link in a browser of their own.
+    const linkId = copied.slice(copied.lastIndexOf('/') + 1);
+    await openScreen(page, app, `/app/documents/${linkId}/analytics`, 'Analytics: Board deck.txt');
+    await page.getByText('No visitors yet').waitFor();
+    const visitor = await openPage(t);
+    await visitor.goto(copied.replace(/^https?:\/\/[^/]+/, app.url));
+    await visitor.getByLabel('E-mail address').fill('dana@example.org');
+    await visitor.keyboard.press('Enter');
+    await visitor.getByLabel('Code').fill(otpCodeIn(await smtp.waitFor('dana@example.org')));
+    await visitor.getByRole('button', { name: 'Continue' }).click();
+    await visitor.getByLabel('Password').fill('open sesame');
+    await visitor.getByRole('button', { name: 'Open' }).click();
+    await visitor.getByText('Board deck.txt').first().waitFor();
+    // New views appear without a reload (the screen refreshes itself).
+    await page.getByText('dana@example.org').first().waitFor({ timeout: 20_000 });
+    await checkScreen(page, `journey-analytics-${width}`);
+  });
+
   test(`journey at ${width} width: access requests are approved and denied from the navigation badge`, async (t) => {
     const app = await startApp(t);
     const { accountId, http } = await app.createAccount();
