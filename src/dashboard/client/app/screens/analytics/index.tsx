@@ -1,7 +1,5 @@
 import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
+import { NotInDashboardYet } from '../not-yet.js';
 
-// Placeholder until this screen group is built.
-export function AnalyticsScreen() {
-  return <PageHeader title={t('nav.analytics')} />;
-}
+// Each link's own analytics are in the dashboard (Documents → Analytics); the account-wide screen is not yet.
+export const AnalyticsScreen = () => <NotInDashboardYet title={t('nav.analytics')} endpoints="GET /api/analytics/global" />;

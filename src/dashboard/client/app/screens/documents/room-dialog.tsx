@@ -14,7 +14,8 @@ export function RoomDialog({ linkIds, onClose }: { linkIds: string[]; onClose: (
   const submit = async (event: Event) => {
     event.preventDefault();
     const room = await create.run();
-    if (room) route(`/app/rooms/${encodeURIComponent(room.id)}`);
+    // A room is a link: its settings screen (with Copy link) until the dashboard has a screen for rooms.
+    if (room) route(`/app/documents/${encodeURIComponent(room.id)}/settings`);
   };
   return (
     <Dialog title={t('documents.room.title')} open onClose={onClose}>

@@ -1,10 +1,5 @@
 import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
+import { NotInDashboardYet } from '../not-yet.js';
 
-// Placeholder until this screen group is built.
-export function PortalsScreen() {
-  return <PageHeader title={t('nav.portals')} />;
-}
-export function PortalScreen() {
-  return <PageHeader title={t('nav.portals')} />;
-}
+export const PortalsScreen = () => <NotInDashboardYet title={t('nav.portals')} endpoints="/api/client-portals" />;
+export const PortalScreen = PortalsScreen;

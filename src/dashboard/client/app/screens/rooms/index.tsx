@@ -1,10 +1,5 @@
 import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
+import { NotInDashboardYet } from '../not-yet.js';
 
-// Placeholder until this screen group is built.
-export function RoomsScreen() {
-  return <PageHeader title={t('nav.rooms')} />;
-}
-export function RoomScreen() {
-  return <PageHeader title={t('nav.rooms')} />;
-}
+export const RoomsScreen = () => <NotInDashboardYet title={t('nav.rooms')} endpoints="POST /api/links/room" />;
+export const RoomScreen = RoomsScreen;

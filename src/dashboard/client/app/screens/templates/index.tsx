@@ -1,10 +1,5 @@
 import { t } from '../../i18n/index.js';
-import { PageHeader } from '../../ui/page.js';
+import { NotInDashboardYet } from '../not-yet.js';
 
-// Placeholder until this screen group is built.
-export function TemplatesScreen() {
-  return <PageHeader title={t('nav.templates')} />;
-}
-export function TemplateScreen() {
-  return <PageHeader title={t('nav.templates')} />;
-}
+export const TemplatesScreen = () => <NotInDashboardYet title={t('nav.templates')} endpoints="/api/templates" />;
+export const TemplateScreen = TemplatesScreen;
