@@ -97,7 +97,6 @@ test('screens not in the dashboard yet say so and lead to the API reference; an 
   const app = await startApp(t);
   const { page } = await signedInDashboard(t, app);
   for (const [path, heading] of [
-    ['/app/analytics', 'Analytics'],
     ['/app/rooms', 'Rooms'],
     ['/app/portals', 'Portals'],
     ['/app/templates', 'Templates'],

@@ -1,2 +1,26 @@
-/** The analytics screens' words. */
-export const analytics = {} as const;
+/** The account-wide Analytics screen's words. */
+export const analytics = {
+  'analytics.title': 'Analytics',
+  'analytics.lead': 'Every link of the account together. New views appear as they happen.',
+  'analytics.totals': 'Totals',
+  'analytics.views': 'Views',
+  'analytics.uniqueVisitors': 'Unique visitors',
+  'analytics.activeLinks': 'Active links',
+  'analytics.downloads': 'Downloads',
+  'analytics.pending': 'Waiting for approval',
+  'analytics.topLinks': 'Most viewed links',
+  'analytics.topLinksEmpty': 'No link has been viewed yet.',
+  'analytics.recent': 'Recent activity',
+  'analytics.recentEmpty': 'Nothing has happened yet.',
+  'analytics.emptyTitle': 'No views yet',
+  'analytics.emptyText': 'Share a link from Documents: who opens it, when and for how long shows here.',
+  'analytics.someone': 'Someone',
+  'analytics.event.link.viewed': '{visitor} viewed {link}',
+  'analytics.event.link.downloaded': '{visitor} downloaded {link}',
+  'analytics.event.access.requested': '{visitor} asked to open {link}',
+  'analytics.event.access.approved': '{visitor} was let into {link}',
+  'analytics.event.access.denied': '{visitor} was turned away from {link}',
+  'analytics.event.link.expired': '{link} expired',
+  'analytics.event.purchase.completed': '{visitor} bought {link}',
+  'analytics.event.agreement.accepted': '{visitor} accepted the agreement of {link}',
+} as const;

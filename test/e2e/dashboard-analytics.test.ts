@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { closeBrowser } from '../helpers/browser.js';
+import { checkScreen, openScreen, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
+import { createLink } from '../helpers/files.js';
+import { VisitorClient } from '../helpers/visitor.js';
+
+after(closeBrowser);
+
+for (const { name: width, viewport } of VIEWPORTS) {
+  test(`analytics at ${width} width: empty for a new account, then the views, top links and activity of its links`, async (t) => {
+    const app = await startApp(t);
+    const { accountId, http } = await app.createAccount();
+    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await openScreen(page, app, '/app/analytics', 'Analytics');
+    await page.getByRole('heading', { name: 'No views yet' }).waitFor();
+    await checkScreen(page, `analytics-empty-${width}`);
+
+    const deck = await createLink(http, 'the deck', 'Deck.txt');
+    const memo = await createLink(http, 'the memo', 'Memo.txt');
+    for (const id of [deck, deck, memo]) assert.equal((await new VisitorClient(app.url).get(`/v/${id}`)).status, 200);
+
+    // The screen refreshes itself: the views arrive without a reload.
+    const views = page.locator('.link-total', { hasText: 'Views' }).locator('dd');
+    await views.filter({ hasText: '3' }).waitFor({ timeout: 20_000 });
+    const top = page.getByRole('region', { name: 'Most viewed links' }).getByRole('link');
+    assert.deepEqual(await top.allInnerTexts(), ['Deck.txt', 'Memo.txt']);
+    assert.equal(await top.first().getAttribute('href'), `/app/documents/${deck}/analytics`);
+    await page
+      .getByRole('region', { name: 'Recent activity' })
+      .getByText(/viewed Memo\.txt/)
+      .waitFor();
+    await checkScreen(page, `analytics-${width}`);
+  });
+}
