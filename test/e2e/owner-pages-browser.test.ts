@@ -5,7 +5,8 @@ import type { Page } from 'playwright-core';
 import type { Role } from '../../src/core/permissions.js';
 import { TOTP, URI } from 'otpauth';
 import { startApp, testEnv, type TestApp } from '../helpers/app.js';
-import { closeBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { closeBrowser, screenshot } from '../helpers/browser.js';
+import { watchedPage } from '../helpers/dashboard.js';
 import { createSessionClient, TEST_PASSWORD } from '../helpers/people.js';
 import { freePort } from '../helpers/ports.js';
 import { startServerProcess } from '../helpers/process.js';
@@ -17,20 +18,7 @@ const PHONE = { width: 390, height: 844 };
 const XSS = '<img src=x onerror=alert(1)>';
 
 /** A browser page whose test fails on any script error, CSP refusal or dialog (an injected alert()). */
-async function ownerPage(t: TestContext, viewport?: { width: number; height: number }): Promise<Page> {
-  const page = await openPage(t, { viewport });
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  t.after(() => assert.deepEqual(problems, []));
-  return page;
-}
+const ownerPage = (t: TestContext, viewport?: { width: number; height: number }): Promise<Page> => watchedPage(t, viewport);
 
 async function namedAccount(app: TestApp, name: string) {
   const email = `account-${randomBytes(4).toString('hex')}@example.com`;
