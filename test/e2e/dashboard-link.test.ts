@@ -29,14 +29,17 @@ test('link settings: password, e-mail code and expiry are saved and kept; the AP
   await password.getByRole('button', { name: 'Save password' }).click();
   await password.getByLabel('New password').waitFor();
 
+  // The expiry is typed first and saved last: saving another section meanwhile must not wipe it.
+  const access = page.getByRole('region', { name: 'Access' });
+  await access.getByLabel('Stops working at a set time').check();
+  await access.getByLabel('Expires at').fill('2031-03-14T15:30');
+
   const visitors = page.getByRole('region', { name: 'Visitors', exact: true });
   await visitors.getByLabel('Send an e-mail code').check();
   await visitors.getByLabel('Allowed domains').fill('example.org');
   await visitors.getByRole('button', { name: 'Save visitors' }).click();
-
-  const access = page.getByRole('region', { name: 'Access' });
-  await access.getByLabel('Stops working at a set time').check();
-  await access.getByLabel('Expires at').fill('2031-03-14T15:30');
+  await page.locator('.link-chips', { hasText: 'E-mail code' }).waitFor();
+  assert.equal(await access.getByLabel('Expires at').inputValue(), '2031-03-14T15:30', 'still what was typed');
   await access.getByRole('button', { name: 'Save access' }).click();
   // The chip already says "Expires" (the upload's default): wait for the new date, i.e. the save's answer.
   await page.locator('.link-chips', { hasText: 'Expires Mar 14, 2031' }).waitFor();

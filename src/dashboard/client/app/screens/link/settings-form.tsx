@@ -11,8 +11,9 @@ import { fieldOfError, linkKey, type LinkDetail, type SettingsChange } from './l
 export type FieldName = keyof SettingsChange;
 
 /**
- * One section's form: a draft of its values (reset when the link changes on the server), the
- * change it sends with Save, and the API's error placed beside the field it names.
+ * One section's form: a draft of its values, the change it sends with Save, and the API's error
+ * placed beside the field it names. The draft starts again from the server only when this
+ * section's own values change there: another section's save must not wipe what is being typed here.
  */
 export function useSettingsForm<D>(
   link: LinkDetail,
@@ -20,8 +21,10 @@ export function useSettingsForm<D>(
   draftOf: (link: LinkDetail) => D,
   changeOf: (draft: D) => SettingsChange,
 ) {
-  const [draft, setDraft] = useState(() => draftOf(link));
-  useEffect(() => setDraft(draftOf(link)), [link]);
+  const saved = draftOf(link);
+  const [draft, setDraft] = useState(saved);
+  const savedKey = JSON.stringify(saved);
+  useEffect(() => setDraft(saved), [savedKey]);
   const mutation = useMutation(
     (change: SettingsChange) => ok(api.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body: change })),
     [linkKey(link.id), 'links'],
