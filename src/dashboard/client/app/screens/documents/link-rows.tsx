@@ -1,28 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatNumber, t, tn } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { GateChips } from './gate-chips.js';
 import type { LinkItem } from './link-list.js';
 import { LinkMenu, type LinkAction } from './link-menu.js';
+import { useNarrowScreen } from '../../ui/narrow-screen.js';
 
 interface RowsProps {
   links: LinkItem[];
   selected: ReadonlySet<string>;
   onSelect: (ids: string[], selected: boolean) => void;
   onAction: (action: LinkAction, link: LinkItem) => void;
-}
-
-/** Whether the screen is as narrow as a phone's: the table becomes a list of cards there. */
-function useNarrowScreen(): boolean {
-  const query = '(max-width: 720px)';
-  const [narrow, setNarrow] = useState(() => matchMedia(query).matches);
-  useEffect(() => {
-    const media = matchMedia(query);
-    const onChange = () => setNarrow(media.matches);
-    media.addEventListener('change', onChange);
-    return () => media.removeEventListener('change', onChange);
-  }, []);
-  return narrow;
 }
 
 /** "PDF", "DOCX", "Data room": what kind of file, as people name it. */

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
 import { formatDate, formatDateTime, formatDuration, formatNumber, t, tn } from '../../i18n/index.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { Section } from '../../ui/page.js';
 import { thumbnailUrl, type LinkAnalytics, type LinkDetail } from './link-data.js';
+import { useNarrowScreen } from '../../ui/narrow-screen.js';
 
 const CHART_HEIGHT = 120;
 
@@ -61,18 +61,6 @@ export function Totals({ analytics }: { analytics: LinkAnalytics }) {
       ))}
     </dl>
   );
-}
-
-function useNarrowScreen(): boolean {
-  const query = '(max-width: 720px)';
-  const [narrow, setNarrow] = useState(() => matchMedia(query).matches);
-  useEffect(() => {
-    const media = matchMedia(query);
-    const onChange = () => setNarrow(media.matches);
-    media.addEventListener('change', onChange);
-    return () => media.removeEventListener('change', onChange);
-  }, []);
-  return narrow;
 }
 
 type Visitor = LinkAnalytics['visitors'][number];
