@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Route } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeBrowser, until } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
@@ -215,11 +215,24 @@ test('upload: two files through the input with their progress, a template, an er
     await page.locator('.documents-upload').filter({ hasText: 'board-deck.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
     await page.locator('.documents-upload').filter({ hasText: 'budget.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
 
-    // A cancelled file and a refused one: each says what happened to it.
+    // A cancelled file and a refused one: each says what happened to it. The
+    // cancelled upload is held before it reaches the server: Chromium's throttling
+    // slows the progress events, not the bytes, so a fast server could otherwise
+    // store the file before the click lands.
+    let holdUpload!: (route: Route) => void;
+    const heldUpload = new Promise<Route>((resolve) => (holdUpload = resolve));
+    await page.route('**/api/upload', async (route) => {
+      // large.txt is the only file on its way while this route is in place.
+      if (route.request().method() === 'POST') holdUpload(route);
+      else await route.continue();
+    });
     await input.setInputFiles([{ name: 'large.txt', mimeType: 'text/plain', buffer: Buffer.alloc(3_000_000, 'c') }]);
     const large = page.locator('.documents-upload').filter({ hasText: 'large.txt' });
+    const held = await heldUpload;
     await large.getByRole('button', { name: 'Cancel large.txt' }).click();
     await large.getByText('Cancelled').waitFor();
+    await held.abort().catch(() => undefined);
+    await page.unroute('**/api/upload');
     await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await input.setInputFiles([{ name: 'setup.exe', mimeType: 'application/octet-stream', buffer: Buffer.from('MZ') }]);
     const refused = page.locator('.documents-upload').filter({ hasText: 'setup.exe' }).getByRole('alert');

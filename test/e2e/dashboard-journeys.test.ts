@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
-import { closeBrowser, openPage } from '../helpers/browser.js';
+import { closeBrowser, openPage, until } from '../helpers/browser.js';
 import { checkScreen, openScreen, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { TEST_PASSWORD } from '../helpers/people.js';
@@ -205,9 +205,10 @@ for (const { name: width, viewport } of VIEWPORTS) {
     const colourOf = (locator: typeof preview) =>
       locator.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor);
     const before = await colourOf(preview);
+    assert.notEqual(before, 'rgb(10, 125, 59)');
     await page.getByLabel('Brand colour (hex code)').fill('#0a7d3b');
-    assert.notEqual(await colourOf(preview), before);
-    assert.equal(await colourOf(preview), 'rgb(10, 125, 59)', 'the preview follows before anything is saved');
+    // The preview follows before anything is saved, once Preact has rendered the input.
+    await until(async () => (await colourOf(preview)) === 'rgb(10, 125, 59)');
     await checkScreen(page, `journey-branding-${width}`);
     const saved = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/branding' && response.request().method() === 'POST');
     await page.getByRole('button', { name: 'Save branding' }).click();
