@@ -23,6 +23,7 @@ import * as linkPreviews from './0021-link-previews.js';
 import * as agreements from './0022-agreements.js';
 import * as documents from './0023-documents.js';
 import * as linkListOrders from './0024-link-list-orders.js';
+import * as roomList from './0025-room-list.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0022-agreements': agreements,
   '0023-documents': documents,
   '0024-link-list-orders': linkListOrders,
+  '0025-room-list': roomList,
 };
 
 export const migrationProvider: MigrationProvider = {

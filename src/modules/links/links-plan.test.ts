@@ -8,10 +8,12 @@ import { EXPIRATIONS } from './link-settings.js';
 import {
   changeLinkExpiry,
   countLinks,
+  countRooms,
   deleteLink,
   fileExpiredLinks,
   insertLink,
   listLinks,
+  listRooms,
   type LinkOrder,
   type SortPosition,
 } from './links.repo.js';
@@ -137,4 +139,15 @@ test('counts per tab follow inserts, deletes, the clock, filing and a new expiry
   assert.deepEqual(await countLinks(db, accountId, NOW + 2 * HOUR), { active: 2, expired: 0, unfiled: 0 });
   assert.deepEqual(await countLinks(db, other, NOW), { active: 1, expired: 0, unfiled: 0 });
   assert.deepEqual(await countLinks(db, await seedAccount(db), NOW), { active: 0, expired: 0, unfiled: 0 });
+});
+
+test("the data rooms' list and count read the rooms by key, however many files the account has", async (t) => {
+  const { db } = (await openTestDatabase(t)).handle;
+  const accountId = await seedAccount(db);
+  for (let n = 0; n < 30; n++) await addLink(db, accountId, `planlink${String(n).padStart(10, '0')}`, NOW - n * 60_000, EXPIRATIONS['7d']);
+  const rooms = await queryPlans(db, (executor) => listRooms(executor, accountId, { limit: 10, offset: 0 }));
+  const count = await queryPlans(db, (executor) => countRooms(executor, accountId));
+  if (process.env.PRINT_PLANS) console.log([...rooms, ...count].join('\n---\n'));
+  assertIndexedPlans(rooms.slice(0, 1), /links_account_kind_created_idx/);
+  assertIndexedPlans(count, /links_account_kind_created_idx/);
 });

@@ -308,6 +308,43 @@ export function findLinkById(db: Executor, id: string) {
   return db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The account's data rooms, newest first, with how many links each holds (on links_account_kind_created_idx). */
+export function listRooms(db: Executor, accountId: number, page: { limit: number; offset: number }) {
+  return db
+    .selectFrom('links')
+    .selectAll('links')
+    .select((eb) =>
+      eb
+        .selectFrom('room_links')
+        .select((inner) => inner.fn.countAll<number>().as('n'))
+        .whereRef('room_links.room_id', '=', 'links.id')
+        .as('child_count'),
+    )
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'room')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function countRooms(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('links')
+    .select((eb) => eb.fn.countAll<number>().as('rooms'))
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'room')
+    .executeTakeFirstOrThrow();
+  return Number(row.rooms);
+}
+
+/** The room holds exactly `linkIds`, in that order: call it in a transaction. */
+export async function replaceRoomLinks(db: Executor, roomId: string, linkIds: readonly string[]): Promise<void> {
+  await db.deleteFrom('room_links').where('room_id', '=', roomId).execute();
+  await insertRoomLinks(db, roomId, linkIds);
+}
+
 export function listRoomChildren(db: Executor, roomId: string) {
   return db
     .selectFrom('room_links')

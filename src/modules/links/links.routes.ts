@@ -84,6 +84,21 @@ const LinkListItem = Type.Object({
   document: DocumentSummary,
 });
 
+const RoomChildIds = Type.Array(StringId, { minItems: 1, maxItems: 500 });
+
+const RoomListItem = Type.Object({
+  ...LinkMetadata.properties,
+  viewer_url: Type.String(),
+  links: Type.Integer({ description: 'how many links the room shows' }),
+  is_active: Type.Boolean(),
+  is_expired: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  has_expiry: Type.Boolean({ description: 'false when the room never expires' }),
+});
+
+const RoomChild = Type.Object({ ...LinkMetadata.properties, viewer_url: Type.String() });
+
 export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploads: UploadService; intake: FileIntake }> = async (
   app,
   { links, uploads, intake },
@@ -169,7 +184,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         summary: 'Create a data room from existing links; it is a link of its own',
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
-          children_ids: Type.Array(StringId, { minItems: 1, maxItems: 500 }),
+          children_ids: RoomChildIds,
           expiration: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h'), Type.Literal('7d')])),
         }),
         response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), viewer_url: Type.String() }), ...linkErrors, 422: ErrorBody },
@@ -179,6 +194,57 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
       const { name, children_ids: childIds, expiration } = request.body;
       return { ok: true, ...(await links.createRoom(principalOf(request), { name, childIds, expiration })) };
     },
+  );
+
+  app.get(
+    '/rooms',
+    {
+      schema: {
+        tags: ['Data rooms'],
+        operationId: 'listRooms',
+        summary: "List the account's data rooms, newest first, with how many links each holds",
+        querystring: Type.Object({
+          page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        }),
+        response: { 200: Type.Object({ rooms: Type.Array(RoomListItem), pagination: Pagination }), ...authErrors },
+      },
+    },
+    async (request) => links.listRooms(principalOf(request).accountId, request.query),
+  );
+
+  app.get(
+    '/:id/children',
+    {
+      schema: {
+        tags: ['Data rooms'],
+        operationId: 'getRoomChildren',
+        summary: "The links a data room shows, in its order (422 for a file's link)",
+        params: LinkParams,
+        response: { 200: Type.Object({ children: Type.Array(RoomChild) }), ...authErrors, 404: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => links.roomChildrenOf(principalOf(request).accountId, request.params.id),
+  );
+
+  app.put(
+    '/:id/children',
+    {
+      schema: {
+        tags: ['Data rooms'],
+        operationId: 'setRoomChildren',
+        summary: 'Set the links a data room shows, in order: links left out leave the room (they are not deleted)',
+        params: LinkParams,
+        body: Type.Object({ children_ids: RoomChildIds }),
+        response: {
+          200: Type.Object({ ok: Type.Boolean(), children_ids: Type.Array(Type.String()) }),
+          ...authErrors,
+          404: ErrorBody,
+          422: ErrorBody,
+        },
+      },
+    },
+    async (request) => links.setRoomChildren(principalOf(request), request.params.id, { childIds: request.body.children_ids }),
   );
 
   app.get(

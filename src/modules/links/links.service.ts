@@ -219,6 +219,22 @@ export function createLinksService(deps: {
     return link;
   }
 
+  /** The account's data room (an expired one too: its contents can be arranged before it is revived), else 404 or 422. */
+  async function ownRoom(accountId: number, id: string, executor: Executor = db): Promise<LinkRow> {
+    const link = await repo.findLink(executor, accountId, id);
+    if (!link) throw notFound(`Link ${id}`);
+    if (link.kind !== 'room') throw unprocessable(`Link ${id} is a file, not a data room`);
+    return link;
+  }
+
+  /** A room's links: each the account's own, none a room itself. */
+  async function assertRoomChildren(executor: Executor, accountId: number, childIds: readonly string[]): Promise<void> {
+    const found = await repo.findLinksByIds(executor, accountId, childIds);
+    const missing = childIds.find((childId) => !found.some((link) => link.id === childId));
+    if (missing !== undefined) throw notFound(`Link ${missing}`);
+    if (found.some((link) => link.kind === 'room')) throw unprocessable('A data room cannot contain another data room');
+  }
+
   /** Page `page` of the list's `total` links, skipped to from the nearer end: the last page costs what the first does. */
   async function pageByNumber(
     accountId: number,
@@ -553,10 +569,7 @@ export function createLinksService(deps: {
       const now = clock();
       const id = randomBase62(22);
       await db.transaction().execute(async (trx) => {
-        const found = await repo.findLinksByIds(trx, accountId, childIds);
-        const missing = childIds.find((childId) => !found.some((link) => link.id === childId));
-        if (missing !== undefined) throw notFound(`Link ${missing}`);
-        if (found.some((link) => link.kind === 'room')) throw unprocessable('A data room cannot contain another data room');
+        await assertRoomChildren(trx, accountId, childIds);
         await repo.insertLink(trx, {
           id,
           account_id: accountId,
@@ -575,6 +588,49 @@ export function createLinksService(deps: {
         );
       });
       return { id, viewer_url: await viewerUrlFor(accountId, id) };
+    },
+
+    /** The account's data rooms, newest first, each with its viewer URL and how many links it holds. */
+    async listRooms(accountId: number, query: { page: number; limit: number }) {
+      const { page, limit } = query;
+      const [rows, total, base] = await Promise.all([
+        repo.listRooms(db, accountId, { limit, offset: (page - 1) * limit }),
+        repo.countRooms(db, accountId),
+        viewerBase(accountId),
+      ]);
+      const now = clock();
+      return {
+        rooms: rows.map((row) => ({
+          ...toLinkMetadata(row),
+          viewer_url: `${base}${viewerPathOf(row.id)}`,
+          links: Number(row.child_count ?? 0),
+          is_active: row.is_active === 1,
+          is_expired: isExpired(row, now),
+          created_at: isoTime(row.created_at),
+          expires_at: isoTime(row.expires_at),
+          has_expiry: row.expires_at < NEVER_EXPIRES,
+        })),
+        pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
+      };
+    },
+
+    /** The links a data room shows, in its order. */
+    async roomChildrenOf(accountId: number, id: string) {
+      const room = await ownRoom(accountId, id);
+      const [children, base] = await Promise.all([repo.listRoomChildren(db, room.id), viewerBase(accountId)]);
+      return { children: children.map((child) => ({ ...toLinkMetadata(child), viewer_url: `${base}${viewerPathOf(child.id)}` })) };
+    },
+
+    /** The room shows exactly `childIds` from now on (each the account's file link), in that order. */
+    async setRoomChildren(source: ChangeSource, id: string, input: { childIds: string[] }) {
+      const childIds = [...new Set(input.childIds)];
+      await db.transaction().execute(async (trx) => {
+        const room = await ownRoom(source.accountId, id, trx);
+        await assertRoomChildren(trx, source.accountId, childIds);
+        await repo.replaceRoomLinks(trx, room.id, childIds);
+        await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details: { childIds } }, trx);
+      });
+      return { ok: true, children_ids: childIds };
     },
 
     /** Any account's link by id, for the visitor pages (the id itself is the capability). */

@@ -326,6 +326,73 @@ test("tenancy: every link route answers 404 for another account's link", async (
   assert.equal(settings.isActive, true);
 });
 
+test("data rooms: listed newest first with their sizes, their links read and rearranged, another account's refused", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const other = await app.createAccount('professional');
+  const [a, b, c] = [await createLink(http, 'a', 'a.txt'), await createLink(http, 'b', 'b.txt'), await createLink(http, 'c', 'c.txt')];
+  const foreign = await createLink(other.http, 'x', 'x.txt');
+  assert.deepEqual((await http.get('/api/links/rooms')).body, { rooms: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+
+  const first = (await http.post('/api/links/room', { name: 'Seed round', children_ids: [a] })).body.id;
+  const second = (await http.post('/api/links/room', { name: 'Series A', children_ids: [a, b] })).body.id;
+  const listed = (await http.get('/api/links/rooms?limit=1')).body;
+  assert.equal(listed.pagination.total, 2);
+  assert.equal(listed.pagination.totalPages, 2);
+  assert.equal(listed.rooms.length, 1);
+  const [newest] = listed.rooms;
+  assert.deepEqual(
+    { id: newest.id, name: newest.name, links: newest.links, is_active: newest.is_active, is_expired: newest.is_expired },
+    { id: second, name: 'Series A', links: 2, is_active: true, is_expired: false },
+  );
+  assert.equal(newest.viewer_url, `${app.runtime.config.publicUrl}/v/${second}`);
+  assert.equal((await http.get('/api/links/rooms?page=2&limit=1')).body.rooms[0].id, first);
+  assert.deepEqual((await other.http.get('/api/links/rooms')).body.rooms, [], "another account's rooms are not listed");
+
+  const children = (await http.get(`/api/links/${second}/children`)).body.children;
+  assert.deepEqual(
+    children.map((child: { id: string; name: string }) => [child.id, child.name]),
+    [
+      [a, 'a.txt'],
+      [b, 'b.txt'],
+    ],
+  );
+  assert.equal(children[0].viewer_url, `${app.runtime.config.publicUrl}/v/${a}`);
+
+  const rearranged = await http.put(`/api/links/${second}/children`, { children_ids: [c, a, c] });
+  assert.deepEqual(rearranged.body, { ok: true, children_ids: [c, a] }, 'a link is listed once, in the order given');
+  assert.deepEqual(
+    (await http.get(`/api/links/${second}/children`)).body.children.map((child: { id: string }) => child.id),
+    [c, a],
+  );
+  assert.equal((await http.get(`/api/links/${b}`)).status, 200, 'a link left out of the room is not deleted');
+  const audited = await app.runtime.database.db.selectFrom('audit_log').select('action').where('target_id', '=', second).execute();
+  assert.ok(
+    audited.some((entry) => entry.action === 'link.updated'),
+    'the change is audited',
+  );
+
+  // Refusals: nothing changes on any of them.
+  const refusals: Array<[string, unknown, number]> = [
+    [second, { children_ids: [a, foreign] }, 404],
+    [second, { children_ids: [first] }, 422],
+    [second, { children_ids: [] }, 400],
+    [a, { children_ids: [b] }, 422],
+  ];
+  for (const [room, body, status] of refusals) {
+    const refused = await http.put(`/api/links/${room}/children`, body);
+    assert.equal(refused.status, status, JSON.stringify(body));
+    assert.match(refused.body.error, /\S/);
+  }
+  assert.equal((await http.get(`/api/links/${a}/children`)).status, 422, "a file's link has no children");
+  assert.equal((await other.http.get(`/api/links/${second}/children`)).status, 404);
+  assert.equal((await other.http.put(`/api/links/${second}/children`, { children_ids: [foreign] })).status, 404);
+  assert.deepEqual(
+    (await http.get(`/api/links/${second}/children`)).body.children.map((child: { id: string }) => child.id),
+    [c, a],
+  );
+});
+
 test('download-original is limited per client IP, so tokens cannot be guessed in bulk', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
