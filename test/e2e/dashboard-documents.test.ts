@@ -130,9 +130,9 @@ test('Copy link, delete after confirming, and a data room made of two selected r
   await dialog.getByLabel('Room name').fill('Due diligence');
   await checkScreen(page, 'documents-room-dialog');
   await dialog.getByRole('button', { name: 'Make the room' }).click();
-  await page.waitForURL(/\/app\/documents\/[0-9A-Za-z]+\/settings$/);
+  await page.waitForURL(/\/app\/rooms\/[0-9A-Za-z]+$/);
   await page.getByRole('heading', { level: 1, name: 'Due diligence' }).waitFor();
-  const roomId = new URL(page.url()).pathname.split('/').at(-2)!;
+  const roomId = new URL(page.url()).pathname.split('/').at(-1)!;
   const room = await http.get(`/api/links/${roomId}`);
   assert.equal(room.status, 200);
   assert.equal(room.body.name, 'Due diligence');

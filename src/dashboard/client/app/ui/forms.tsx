@@ -123,6 +123,34 @@ export function Toggle({
   );
 }
 
+/** A list of addresses or domains, one per line (commas also separate). */
+export function ListField({
+  label,
+  hint,
+  error,
+  value,
+  onValue,
+}: {
+  label: string;
+  hint?: string;
+  error?: string | undefined;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(control) => <textarea class="input list-input" rows={3} {...control} value={value} onInput={(event) => onValue(event.currentTarget.value)} />}
+    </Field>
+  );
+}
+
+export const listText = (items: readonly string[]) => items.join('\n');
+export const listItems = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+
 /** The form's own error (one not about a single field), announced when it appears. */
 export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;

@@ -19,6 +19,10 @@ function typeOf(link: LinkItem): string {
   return extension ? extension.toUpperCase() : link.mime;
 }
 
+/** Where a row's name leads: a data room's own screen, a file's settings. */
+const homeOf = (link: LinkItem) =>
+  link.kind === 'room' ? `/app/rooms/${encodeURIComponent(link.id)}` : `/app/documents/${encodeURIComponent(link.id)}/settings`;
+
 function SelectBox({ link, selected, onSelect }: { link: LinkItem } & Pick<RowsProps, 'selected' | 'onSelect'>) {
   return (
     <input
@@ -79,7 +83,7 @@ function LinkTable({ links, selected, onSelect, onAction }: RowsProps) {
                 <SelectBox link={link} selected={selected} onSelect={onSelect} />
               </td>
               <td class="documents-name-cell">
-                <a class="documents-name" href={`/app/documents/${encodeURIComponent(link.id)}/settings`}>
+                <a class="documents-name" href={homeOf(link)}>
                   {link.name}
                 </a>
                 <GateChips link={link} />
@@ -105,7 +109,7 @@ function LinkCards({ links, selected, onSelect, onAction }: RowsProps) {
         <li key={link.id} class="card documents-card">
           <div class="documents-card-title">
             <SelectBox link={link} selected={selected} onSelect={onSelect} />
-            <a class="documents-name" href={`/app/documents/${encodeURIComponent(link.id)}/settings`}>
+            <a class="documents-name" href={homeOf(link)}>
               {link.name}
             </a>
           </div>

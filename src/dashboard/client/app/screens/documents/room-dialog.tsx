@@ -14,8 +14,7 @@ export function RoomDialog({ linkIds, onClose }: { linkIds: string[]; onClose: (
   const submit = async (event: Event) => {
     event.preventDefault();
     const room = await create.run();
-    // A room is a link: its settings screen (with Copy link) until the dashboard has a screen for rooms.
-    if (room) route(`/app/documents/${encodeURIComponent(room.id)}/settings`);
+    if (room) route(`/app/rooms/${encodeURIComponent(room.id)}`);
   };
   return (
     <Dialog title={t('documents.room.title')} open onClose={onClose}>

@@ -41,21 +41,22 @@ function DocumentStatus({ link }: { link: LinkDetail }) {
   );
 }
 
-/** The top of the link's screens: its chips, its address to copy, where its numbers are, its document. */
-export function LinkSummary({ link, current }: { link: LinkDetail; current: 'settings' | 'analytics' }) {
+/** The top of a link's screens (and a data room's): its chips, its address to copy, where its numbers and settings are, its document. */
+export function LinkSummary({ link, current }: { link: LinkDetail; current: 'settings' | 'analytics' | 'room' }) {
   const base = `/app/documents/${encodeURIComponent(link.id)}`;
   return (
     <div class="card link-summary">
       <div class="link-summary-main">
         <LinkChips link={link} />
-        {current === 'settings' && <p class="muted">{tn('link.views', link.views)}</p>}
+        {current !== 'analytics' && <p class="muted">{tn('link.views', link.views)}</p>}
         <div class="link-summary-actions">
           <CopyButton text={link.viewer_url} />
-          {current === 'settings' ? (
+          {current !== 'analytics' && (
             <a class="button secondary small" href={`${base}/analytics`}>
               {t('link.toAnalytics')}
             </a>
-          ) : (
+          )}
+          {current !== 'settings' && (
             <a class="button secondary small" href={`${base}/settings`}>
               {t('link.toSettings')}
             </a>

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
-import { Field, FormError } from '../../ui/forms.js';
+import { FormError } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { fieldOfError, linkKey, type LinkDetail, type SettingsChange } from './link-data.js';
@@ -77,36 +77,6 @@ export function SettingsSection({
     </Section>
   );
 }
-
-/** A list of addresses or domains, one per line (commas also separate). */
-export function ListField({
-  label,
-  hint,
-  error,
-  value,
-  onValue,
-}: {
-  label: string;
-  hint?: string;
-  error?: string | undefined;
-  value: string;
-  onValue: (value: string) => void;
-}) {
-  return (
-    <Field label={label} hint={hint} error={error}>
-      {(control) => (
-        <textarea class="input link-list-input" rows={3} {...control} value={value} onInput={(event) => onValue(event.currentTarget.value)} />
-      )}
-    </Field>
-  );
-}
-
-export const listText = (items: string[]) => items.join('\n');
-export const listItems = (text: string) =>
-  text
-    .split(/[\n,]/)
-    .map((item) => item.trim())
-    .filter(Boolean);
 
 /** "2027-01-31T18:00" in the browser's time zone, as a datetime-local field shows it. */
 export function localDateTime(iso: string): string {

@@ -1,7 +1,8 @@
 import { t } from '../../i18n/index.js';
 import { TextField, Toggle } from '../../ui/forms.js';
 import type { LinkDetail } from './link-data.js';
-import { ListField, SettingsSection, listItems, listText, localDateTime, numberOrNull, useSettingsForm } from './settings-form.js';
+import { ListField, listItems, listText } from '../../ui/forms.js';
+import { SettingsSection, localDateTime, numberOrNull, useSettingsForm } from './settings-form.js';
 
 type Props = { link: LinkDetail };
 

@@ -1,5 +1,2 @@
-import { t } from '../../i18n/index.js';
-import { NotInDashboardYet } from '../not-yet.js';
-
-export const PortalsScreen = () => <NotInDashboardYet title={t('nav.portals')} endpoints="/api/client-portals" />;
-export const PortalScreen = PortalsScreen;
+export { PortalScreen } from './portal-screen.js';
+export { PortalsScreen } from './portals-screen.js';

@@ -83,7 +83,7 @@ export function RequestsScreen() {
             <EmptyState title={t('requests.emptyTitle')} text={t('requests.emptyText')} />
           ) : (
             <div class="card table-wrap">
-              <table class="table requests-table">
+              <table class="table table-cards requests-table">
                 <caption class="visually-hidden">{t('requests.table')}</caption>
                 <thead>
                   <tr>

@@ -3,7 +3,7 @@ import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { QueryState } from '../../ui/feedback.js';
-import { Field, FormError, SelectField } from '../../ui/forms.js';
+import { FormError, ListField, SelectField, listItems, listText } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 
@@ -11,12 +11,6 @@ type BlockList = { emails: string[]; domains: string[] };
 type AlertMode = 'each' | 'daily';
 const fetchBlockList = () => ok(api.GET('/api/block-list'));
 const fetchViewAlerts = () => ok(api.GET('/api/view-alerts'));
-/** One entry a line; blank lines dropped. */
-const linesOf = (text: string) =>
-  text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
 
 /** The account's sharing policy: who is refused on every link, and how view alerts arrive. */
 export function SharingSection() {
@@ -34,18 +28,13 @@ export function SharingSection() {
   );
 }
 
-function ListField({ label, hint, value, onValue }: { label: string; hint: string; value: string; onValue: (value: string) => void }) {
-  return (
-    <Field label={label} hint={hint}>
-      {(control) => <textarea {...control} class="input" rows={4} value={value} onInput={(event) => onValue(event.currentTarget.value)} />}
-    </Field>
-  );
-}
-
 function BlockListForm({ list }: { list: BlockList }) {
-  const [emails, setEmails] = useState(list.emails.join('\n'));
-  const [domains, setDomains] = useState(list.domains.join('\n'));
-  const save = useMutation(() => ok(api.PUT('/api/block-list', { body: { emails: linesOf(emails), domains: linesOf(domains) } })), ['block-list']);
+  const [emails, setEmails] = useState(listText(list.emails));
+  const [domains, setDomains] = useState(listText(list.domains));
+  const save = useMutation(
+    () => ok(api.PUT('/api/block-list', { body: { emails: listItems(emails), domains: listItems(domains) } })),
+    ['block-list'],
+  );
   const submit = async (event: Event) => {
     event.preventDefault();
     const saved = await save.run();

@@ -1,0 +1,20 @@
+/** Words of the links a room or a portal holds, and of the picker that adds them. */
+export const collections = {
+  'collections.empty': 'No links yet: find one below and add it.',
+  'collections.views': '{count} views',
+  'collections.up': 'Up',
+  'collections.down': 'Down',
+  'collections.upLabel': 'Move {name} up',
+  'collections.downLabel': 'Move {name} down',
+  'collections.remove': 'Remove',
+  'collections.removeLabel': 'Remove {name}',
+  'collections.keepOne': 'A data room shows at least one link: add another before removing this one.',
+  'collections.find': 'Find a link to add',
+  'collections.findHint': 'Your newest links are offered first; type part of a name to search.',
+  'collections.findPlaceholder': 'e.g. term sheet',
+  'collections.found': 'Links you can add',
+  'collections.add': 'Add',
+  'collections.addLabel': 'Add {name}',
+  'collections.noMatch': 'No other link is named like “{search}”.',
+  'collections.nothingLeft': 'Every link is already here.',
+} as const;

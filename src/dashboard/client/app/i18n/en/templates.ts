@@ -1,0 +1,2 @@
+/** The templates screens' words. */
+export const templates = {} as const;
