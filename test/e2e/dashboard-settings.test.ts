@@ -174,6 +174,33 @@ test('members: invite by e-mail (listed as pending, withdrawn after confirmation
   await pending.waitFor({ state: 'detached' });
 });
 
+test('profile: a person changes their own name, which the header and GET /api/me then show; a key cannot', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const { page } = await signedInDashboard(t, app, { accountId, role: 'member' });
+  await openSection(page, app, 'profile');
+  const name = page.getByLabel('Name', { exact: true });
+  await name.fill('   ');
+  assert.equal(await page.getByRole('button', { name: 'Save name' }).isDisabled(), true, 'a blank name cannot be sent');
+  await name.fill('Ada Lovelace');
+  const saved = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/me' && response.request().method() === 'PATCH');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  assert.equal((await saved).status(), 200);
+  await page
+    .getByRole('button', { name: /Ada Lovelace/ })
+    .first()
+    .waitFor();
+  await page.reload();
+  assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Ada Lovelace');
+  const audit = (
+    await app.runtime.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', '=', 'user.renamed').execute()
+  )[0];
+  assert.ok(audit, 'the change is audited');
+  assert.equal(JSON.parse(audit.details).to, 'Ada Lovelace');
+
+  assert.equal((await http.patch('/api/me', { name: 'Key holder' })).status, 403, 'an API key has no person to rename');
+});
+
 test("password: a wrong current password shows the API's sentence beside the field", async (t) => {
   const app = await startApp(t);
   const { page } = await signedInDashboard(t, app, { role: 'member' });

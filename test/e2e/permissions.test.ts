@@ -38,6 +38,7 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'POST /api/me/two-factor/confirm',
   'DELETE /api/me/two-factor',
   'POST /api/me/password',
+  'PATCH /api/me',
   'POST /api/branding/smtp/test',
 ]);
 function requiredPlan(path: string): Plan {

@@ -38,6 +38,7 @@ const ACCESS: Record<string, Access> = {
   'DELETE /api/me/two-factor': 'member',
   'POST /api/me/two-factor/confirm': 'member',
   'POST /api/me/password': 'member',
+  'PATCH /api/me': 'member',
 
   'GET /api/members': 'admin',
   'PATCH /api/members/{userId}': 'admin',

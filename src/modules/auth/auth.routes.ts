@@ -263,6 +263,21 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; cookie: 
     },
   );
 
+  app.patch(
+    '/me',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'updateMe',
+        summary: "Change the signed-in person's name; answers as GET /api/me",
+        body: Type.Object({ name: Name }),
+        response: { 200: MeBody, ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request) => auth.rename(principalOf(request), request.body.name, clientOf(request)),
+  );
+
   app.get(
     '/me',
     {

@@ -311,6 +311,24 @@ export function createAuthService(deps: {
       });
     },
 
+    /** The signed-in person's name, as members, invitations and the audit log show it. */
+    async rename(principal: Principal, name: string, client: Client) {
+      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
+      const person = await users.byId(principal.actor.id);
+      if (!person) throw unauthorized('Your session has ended: sign in again');
+      const trimmed = name.trim();
+      if (trimmed === '') throw unprocessable('A name cannot be blank');
+      await db.transaction().execute(async (trx) => {
+        await users.rename(person.id, trimmed, trx);
+        await audit.record(
+          sourceFor(person, principal.accountId, client),
+          { action: 'user.renamed', target: { type: 'user', id: person.id }, details: { from: person.name, to: trimmed } },
+          trx,
+        );
+      });
+      return this.me(principal);
+    },
+
     async invitationFor(token: string) {
       const invitation = await invitations.peek(token);
       if (!invitation) return null;

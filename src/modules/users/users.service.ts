@@ -61,6 +61,8 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
       await updateUser(executor, userId, { password_hash: await hashPassword(password) });
     },
 
+    rename: (userId: number, name: string, executor: Executor = db) => updateUser(executor, userId, { name }),
+
     recordSignIn: (userId: number, executor: Executor = db) => updateUser(executor, userId, { last_sign_in_at: clock() }),
 
     /** The sealed TOTP secret: pending until confirmed, null to turn two-factor off. */

@@ -225,7 +225,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the signed-in person's name; answers as GET /api/me */
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/api/sessions": {
@@ -2619,6 +2620,109 @@ export interface operations {
             };
             /** @description Every error response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: number;
+                            email: string;
+                            name: string;
+                            twoFactor: boolean;
+                        } | null;
+                        account: {
+                            id: number;
+                            name: string;
+                            plan: string;
+                        };
+                        role: "owner" | "admin" | "member";
+                        accounts: {
+                            id: number;
+                            name: string;
+                            role: "owner" | "admin" | "member";
+                        }[];
+                        /** @description send as X-CSRF-Token with every change made through the session */
+                        csrfToken: string | null;
+                        /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
+                        areas: string[];
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,8 +16,10 @@ export const settings = {
   'settings.nav.unknownText': 'It does not exist, or your role does not let you use it.',
 
   'settings.profile.title': 'Profile',
-  'settings.profile.description': 'Who you are signed in as.',
+  'settings.profile.description': 'Who you are signed in as. Others in the account see this name.',
   'settings.profile.name': 'Name',
+  'settings.profile.rename': 'Save name',
+  'settings.profile.renamed': 'Your name was saved',
   'settings.profile.email': 'E-mail',
   'settings.profile.account': 'Account',
   'settings.profile.role': 'Role',

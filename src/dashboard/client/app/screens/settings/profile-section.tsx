@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api/client.js';
+import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { useMe } from '../../session.js';
@@ -8,15 +8,14 @@ import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { succeeded } from './succeeded.js';
 
-/** Who is signed in, as GET /api/me tells it (the API has no way to change a name or e-mail). */
+/** Who is signed in, as GET /api/me tells it; the name can be changed here, the e-mail address is the sign-in's. */
 export function ProfileSection() {
   const me = useMe();
   return (
     <>
       <Section title={t('settings.profile.title')} description={t('settings.profile.description')}>
+        {me.user && <NameForm name={me.user.name} />}
         <dl class="settings-facts">
-          <dt>{t('settings.profile.name')}</dt>
-          <dd>{me.user?.name ?? '—'}</dd>
           <dt>{t('settings.profile.email')}</dt>
           <dd>{me.user?.email ?? '—'}</dd>
           <dt>{t('settings.profile.account')}</dt>
@@ -27,6 +26,31 @@ export function ProfileSection() {
       </Section>
       <PasswordForm />
     </>
+  );
+}
+
+function NameForm({ name }: { name: string }) {
+  const [draft, setDraft] = useState(name);
+  const rename = useMutation(() => ok(api.PATCH('/api/me', { body: { name: draft.trim() } })), ['me']);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (await rename.run()) toast(t('settings.profile.renamed'));
+  };
+  return (
+    <form class="settings-inline-form" onSubmit={(event) => void submit(event)}>
+      <TextField
+        label={t('settings.profile.name')}
+        autoComplete="name"
+        required
+        maxLength={100}
+        value={draft}
+        onValue={setDraft}
+        error={rename.error?.message}
+      />
+      <button type="submit" class="button" disabled={rename.busy || draft.trim() === '' || draft.trim() === name}>
+        {t('settings.profile.rename')}
+      </button>
+    </form>
   );
 }
 
