@@ -41,9 +41,6 @@ export const common = {
   'pagination.previous': 'Previous',
   'pagination.next': 'Next',
   'pagination.range': '{from}–{to} of {total}',
-  'notYet.title': '{screen} are not in the dashboard yet',
-  'notYet.text': "Everything here already works through the REST API with this browser's session or an API key ({endpoints}).",
-  'notYet.action': 'Open the API reference',
   'time.never': 'Never',
   'time.justNow': 'just now',
 } as const;

@@ -8,6 +8,10 @@ export const link = {
   'link.views.other': '{count} views',
   'link.toAnalytics': 'View analytics',
   'link.toSettings': 'Link settings',
+  'link.agreement.label': 'Agreement to accept',
+  'link.agreement.hint':
+    'Visitors give their name and tick “I agree” before the document opens. Agreements are written through the API (POST /api/agreements).',
+  'link.agreement.none': 'None',
   'link.chip.on': 'On',
   'link.chip.off': 'Turned off',
   'link.chip.expires': 'Expires {date}',

@@ -1,7 +1,7 @@
 import { t } from '../../i18n/index.js';
-import { TextField, Toggle } from '../../ui/forms.js';
+import { ListField, TextField, Toggle, listItems, listText } from '../../ui/forms.js';
+import { AgreementField, agreementIdOf, agreementValueOf } from './agreement-field.js';
 import type { LinkDetail } from './link-data.js';
-import { ListField, listItems, listText } from '../../ui/forms.js';
 import { SettingsSection, localDateTime, numberOrNull, useSettingsForm } from './settings-form.js';
 
 type Props = { link: LinkDetail };
@@ -124,8 +124,9 @@ export function PasswordSection({ link }: Props) {
 export function VisitorsSection({ link }: Props) {
   const form = useSettingsForm(
     link,
-    ['requiresOtp', 'allowedEmails', 'allowedDomains', 'requireEmail', 'requiresApproval', 'blockedEmails', 'blockedDomains'],
+    ['requiresOtp', 'allowedEmails', 'allowedDomains', 'requireEmail', 'requiresApproval', 'agreementId', 'blockedEmails', 'blockedDomains'],
     ({ settings: s }) => ({
+      agreementId: agreementValueOf(s.agreementId),
       requiresOtp: s.requiresOtp,
       allowedEmails: listText(s.allowedEmails),
       allowedDomains: listText(s.allowedDomains),
@@ -135,6 +136,7 @@ export function VisitorsSection({ link }: Props) {
       blockedDomains: listText(s.blockedDomains),
     }),
     (d) => ({
+      agreementId: agreementIdOf(d.agreementId),
       requiresOtp: d.requiresOtp,
       allowedEmails: listItems(d.allowedEmails),
       allowedDomains: listItems(d.allowedDomains),
@@ -190,6 +192,7 @@ export function VisitorsSection({ link }: Props) {
         onChange={(requiresApproval) => form.set({ requiresApproval })}
       />
       {errorOf('requiresApproval')}
+      <AgreementField value={draft.agreementId} onValue={(agreementId) => form.set({ agreementId })} error={form.errorFor('agreementId')} />
       <div class="link-settings-pair">
         <ListField
           label={t('link.visitors.blockedEmails')}

@@ -1,0 +1,207 @@
+import { useEffect, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { api, ok } from '../../api/client.js';
+import { useMutation, useQuery } from '../../api/query.js';
+import { t } from '../../i18n/index.js';
+import { QueryState } from '../../ui/feedback.js';
+import { FormError, ListField, SelectField, TextField, Toggle, listItems, listText } from '../../ui/forms.js';
+import { PageHeader, Section } from '../../ui/page.js';
+import { toast } from '../../ui/toast.js';
+import { AgreementField, agreementIdOf, agreementValueOf } from '../link/agreement-field.js';
+import { fieldOfError } from '../link/link-data.js';
+import { fetchTemplate, templateKey, TEMPLATES, type Template, type TemplateChange } from './template-data.js';
+
+type Expiration = NonNullable<Template['expiration']>;
+
+const draftOf = (template: Template) => ({
+  name: template.name,
+  expiration: template.expiration ?? ('7d' as Expiration),
+  hasWatermark: template.hasWatermark ?? false,
+  requiresApproval: template.requiresApproval ?? false,
+  requiresOtp: template.requiresOtp ?? false,
+  allowedEmails: listText(template.allowedEmails ?? []),
+  allowedDomains: listText(template.allowedDomains ?? []),
+  requireEmail: template.requireEmail ?? false,
+  agreementId: agreementValueOf(template.agreementId),
+  allowDownload: template.allowDownload ?? false,
+  notifyOnView: template.notifyOnView ?? true,
+  previewPages: template.previewPages ? String(template.previewPages) : '',
+  maxViews: String(template.maxViews ?? 0),
+  sessionMinutes: String(Math.round((template.viewSessionTtlSeconds ?? 3600) / 60)),
+});
+type Draft = ReturnType<typeof draftOf>;
+
+/** Every field the form shows is sent: a template then states each of them. */
+const changeOf = (d: Draft): TemplateChange & { name: string } => ({
+  name: d.name.trim(),
+  expiration: d.expiration,
+  hasWatermark: d.hasWatermark,
+  requiresApproval: d.requiresApproval,
+  requiresOtp: d.requiresOtp,
+  allowedEmails: listItems(d.allowedEmails),
+  allowedDomains: listItems(d.allowedDomains),
+  requireEmail: d.requireEmail,
+  agreementId: agreementIdOf(d.agreementId),
+  allowDownload: d.allowDownload,
+  notifyOnView: d.notifyOnView,
+  previewPages: d.previewPages === '' ? null : Number(d.previewPages),
+  maxViews: Number(d.maxViews || 0),
+  viewSessionTtlSeconds: Math.round(Number(d.sessionMinutes) * 60),
+});
+
+const FIELDS = Object.keys(changeOf(draftOf({ id: 0, name: '' }))).concat('viewSessionTtlSeconds');
+
+function TemplateForm({ template }: { template: Template }) {
+  const [draft, setDraft] = useState(() => draftOf(template));
+  const savedKey = JSON.stringify(draftOf(template));
+  useEffect(() => setDraft(draftOf(template)), [savedKey]);
+  const set = (change: Partial<Draft>) => setDraft((current) => ({ ...current, ...change }));
+  const save = useMutation(() => ok(api.PATCH('/api/templates/{id}', { params: { path: { id: template.id } }, body: changeOf(draft) })), [TEMPLATES]);
+  const message = save.error?.message;
+  const errorField = message ? fieldOfError(message, FIELDS) : undefined;
+  const errorFor = (field: string) => (field === errorField ? message : undefined);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (await save.run()) toast(t('templates.saved'));
+  };
+  const expirations: Array<{ value: Expiration; label: string }> = [
+    { value: '1h', label: t('templates.expiration.1h') },
+    { value: '24h', label: t('templates.expiration.24h') },
+    { value: '7d', label: t('templates.expiration.7d') },
+  ];
+  return (
+    <form class="templates-form" noValidate onSubmit={(event) => void submit(event)}>
+      <FormError message={errorField ? undefined : message} />
+      <Section title={t('templates.section.template')}>
+        <div class="templates-fields">
+          <TextField
+            label={t('templates.field.name')}
+            hint={t('templates.field.nameHint')}
+            required
+            maxLength={200}
+            value={draft.name}
+            onValue={(name) => set({ name })}
+            error={errorFor('name')}
+          />
+          <SelectField
+            label={t('templates.field.expiration')}
+            hint={template.expiresAt !== undefined ? t('templates.field.expiresAtStated') : t('templates.field.expirationHint')}
+            value={draft.expiration}
+            options={expirations}
+            onValue={(expiration) => set({ expiration })}
+            error={errorFor('expiration')}
+          />
+        </div>
+      </Section>
+      <Section title={t('templates.section.visitors')} description={t('templates.section.visitorsHint')}>
+        <div class="templates-fields">
+          <Toggle
+            label={t('templates.field.watermark')}
+            hint={t('templates.field.watermarkHint')}
+            checked={draft.hasWatermark}
+            onChange={(hasWatermark) => set({ hasWatermark })}
+          />
+          <Toggle
+            label={t('templates.field.otp')}
+            hint={t('templates.field.otpHint')}
+            checked={draft.requiresOtp}
+            onChange={(requiresOtp) => set({ requiresOtp })}
+          />
+          {errorFor('requiresOtp') && <p class="field-error">{errorFor('requiresOtp')}</p>}
+          {draft.requiresOtp && (
+            <div class="templates-pair">
+              <ListField
+                label={t('templates.field.allowedEmails')}
+                hint={t('templates.field.listHint')}
+                value={draft.allowedEmails}
+                onValue={(allowedEmails) => set({ allowedEmails })}
+                error={errorFor('allowedEmails')}
+              />
+              <ListField
+                label={t('templates.field.allowedDomains')}
+                hint={t('templates.field.listHint')}
+                value={draft.allowedDomains}
+                onValue={(allowedDomains) => set({ allowedDomains })}
+                error={errorFor('allowedDomains')}
+              />
+            </div>
+          )}
+          <Toggle label={t('templates.field.requireEmail')} checked={draft.requireEmail} onChange={(requireEmail) => set({ requireEmail })} />
+          <Toggle
+            label={t('templates.field.approval')}
+            hint={t('templates.field.approvalHint')}
+            checked={draft.requiresApproval}
+            onChange={(requiresApproval) => set({ requiresApproval })}
+          />
+          <AgreementField value={draft.agreementId} onValue={(agreementId) => set({ agreementId })} error={errorFor('agreementId')} />
+        </div>
+      </Section>
+      <Section title={t('templates.section.document')}>
+        <div class="templates-fields">
+          <Toggle label={t('templates.field.download')} checked={draft.allowDownload} onChange={(allowDownload) => set({ allowDownload })} />
+          <Toggle label={t('templates.field.notify')} checked={draft.notifyOnView} onChange={(notifyOnView) => set({ notifyOnView })} />
+          <div class="templates-pair">
+            <TextField
+              type="number"
+              inputMode="numeric"
+              min={1}
+              label={t('templates.field.previewPages')}
+              hint={t('templates.field.previewPagesHint')}
+              value={draft.previewPages}
+              onValue={(previewPages) => set({ previewPages })}
+              error={errorFor('previewPages')}
+            />
+            <TextField
+              type="number"
+              inputMode="numeric"
+              min={0}
+              label={t('templates.field.maxViews')}
+              hint={t('templates.field.maxViewsHint')}
+              value={draft.maxViews}
+              onValue={(maxViews) => set({ maxViews })}
+              error={errorFor('maxViews')}
+            />
+            <TextField
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={1440}
+              label={t('templates.field.session')}
+              hint={t('templates.field.sessionHint')}
+              value={draft.sessionMinutes}
+              onValue={(sessionMinutes) => set({ sessionMinutes })}
+              error={errorFor('viewSessionTtlSeconds')}
+            />
+          </div>
+        </div>
+      </Section>
+      <div class="form-actions templates-save">
+        <button type="submit" class="button" disabled={save.busy || draft.name.trim() === ''}>
+          {save.busy ? t('state.saving') : t('templates.save')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** One template: every setting it gives a new upload, saved together. */
+export function TemplateScreen() {
+  const id = Number(useRoute().params.id);
+  const template = useQuery(templateKey(id), () => fetchTemplate(id));
+  return (
+    <>
+      <PageHeader
+        title={template.data?.name ?? t('nav.templates')}
+        lead={t('templates.template.lead')}
+        actions={
+          <a class="button secondary" href="/app/templates">
+            {t('templates.back')}
+          </a>
+        }
+      />
+      <QueryState query={template} rows={8}>
+        {(data) => <TemplateForm template={data} />}
+      </QueryState>
+    </>
+  );
+}

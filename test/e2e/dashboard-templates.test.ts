@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { closeBrowser } from '../helpers/browser.js';
+import { checkScreen, openScreen, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
+import { createLink } from '../helpers/files.js';
+
+after(closeBrowser);
+
+for (const { name: width, viewport } of VIEWPORTS) {
+  test(`templates at ${width} width: made, its settings saved and listed as chips, the API's error beside its field, deleted`, async (t) => {
+    const app = await startApp(t);
+    const { accountId, http } = await app.createAccount('business');
+    const nda = (await http.post('/api/agreements', { name: 'Mutual NDA', text: 'Keep it to yourself.' })).body.id as number;
+    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await openScreen(page, app, '/app/templates', 'Templates');
+    await page.getByRole('heading', { name: 'Make your first template' }).waitFor();
+    await checkScreen(page, `templates-empty-${width}`);
+
+    await page.getByRole('button', { name: 'New template' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'New template' });
+    await dialog.getByLabel('Template name').fill('Investor deck');
+    await dialog.getByLabel('Watermark').check();
+    await dialog.getByRole('button', { name: 'Create template' }).click();
+    await page.waitForURL(/\/app\/templates\/\d+$/);
+    const id = Number(new URL(page.url()).pathname.split('/').at(-1));
+    await page.getByRole('heading', { level: 1, name: 'Investor deck' }).waitFor();
+    assert.equal(await page.getByLabel('Watermark').isChecked(), true);
+
+    // A wrong number is refused with the API's sentence beside its field.
+    await page.getByLabel('Views allowed').fill('-3');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    const maxViews = page.getByLabel('Views allowed');
+    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    assert.equal(await maxViews.getAttribute('aria-invalid'), 'true');
+
+    await maxViews.fill('25');
+    await page.getByLabel('Links expire after').selectOption('24h');
+    await page.getByLabel('E-mail code').check();
+    await page.getByLabel('Allowed domains').fill('fund.example');
+    await page.getByLabel('Approve each visitor').check();
+    await page.getByLabel('Agreement to accept').selectOption({ label: 'Mutual NDA' });
+    const saved = page.waitForResponse((response) => response.url().endsWith(`/api/templates/${id}`) && response.request().method() === 'PATCH');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    assert.equal((await saved).status(), 200);
+    await checkScreen(page, `template-${width}`);
+    const template = (await http.get(`/api/templates/${id}`)).body.template;
+    assert.deepEqual(
+      {
+        expiration: template.expiration,
+        hasWatermark: template.hasWatermark,
+        requiresOtp: template.requiresOtp,
+        allowedDomains: template.allowedDomains,
+        requiresApproval: template.requiresApproval,
+        agreementId: template.agreementId,
+        maxViews: template.maxViews,
+      },
+      {
+        expiration: '24h',
+        hasWatermark: true,
+        requiresOtp: true,
+        allowedDomains: ['fund.example'],
+        requiresApproval: true,
+        agreementId: nda,
+        maxViews: 25,
+      },
+    );
+
+    // An upload that picks it takes its settings.
+    const link = await createLink(http, 'deck', 'deck.txt', { templateId: String(id) });
+    const settings = (await http.get(`/api/links/${link}`)).body.settings;
+    assert.equal(settings.requiresApproval, true);
+    assert.equal(settings.agreementId, nda);
+
+    await page.getByRole('link', { name: 'All templates' }).click();
+    const row = page.getByRole('table', { name: 'Link templates' }).getByRole('row').filter({ hasText: 'Investor deck' });
+    for (const chip of ['Expires after 24 hours', 'Watermark', 'E-mail code', 'Approval', 'Agreement', 'At most 25 views'])
+      await row.getByText(chip, { exact: true }).waitFor();
+    await checkScreen(page, `templates-${width}`);
+
+    await row.getByRole('button', { name: 'Delete Investor deck' }).click();
+    await page.getByRole('dialog', { name: 'Delete Investor deck?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Make your first template' }).waitFor();
+    assert.equal((await http.get(`/api/templates/${id}`)).status, 404);
+  });
+}
+
+test('link settings: an agreement is chosen from the account’s agreements and taken off again', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const nda = (await http.post('/api/agreements', { name: 'Mutual NDA', text: 'Keep it to yourself.' })).body.id as number;
+  const id = await createLink(http, 'deck', 'deck.txt');
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openScreen(page, app, `/app/documents/${id}/settings`, 'deck.txt');
+  const agreement = page.getByLabel('Agreement to accept');
+  const saveVisitors = async () => {
+    const saved = page.waitForResponse((response) => response.url().endsWith(`/api/links/${id}`) && response.request().method() === 'PATCH');
+    await page.getByRole('button', { name: 'Save visitors' }).click();
+    assert.equal((await saved).status(), 200);
+  };
+  await agreement.selectOption({ label: 'Mutual NDA' });
+  await saveVisitors();
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, nda);
+  await agreement.selectOption({ label: 'None' });
+  await saveVisitors();
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
+});
