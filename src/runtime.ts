@@ -26,7 +26,7 @@ import { createEventDispatcher, EVENT_DELIVERY_JOB } from './modules/events/even
 import { createEventsService } from './modules/events/events.service.js';
 import { createFileIntake } from './modules/files/file-intake.js';
 import { createFileReader } from './modules/files/file-reader.js';
-import { createChatDelivery } from './modules/integrations/chat-delivery.js';
+import { createChatDelivery, createChatTest } from './modules/integrations/chat-delivery.js';
 import { createIntegrationsService } from './modules/integrations/integrations.service.js';
 import { createExpiryNotices } from './modules/links/expiry-notices.js';
 import { createExpiredBlobSweeper } from './modules/links/expired-blob-sweeper.js';
@@ -173,6 +173,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   jobs.register(DOCUMENT_JOB, renditions.job);
   const uploads = createUploadService({ links, intake, templates, payments: stripeConnect, idempotency, renditions });
+  const chatHttp = createSafeHttpClient({ allowPrivateAddresses: config.allowPrivateWebhooks });
   const integrations = createIntegrationsService({
     db,
     clock,
@@ -180,6 +181,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     accounts: accountRecords,
     audit,
+    sendTestMessage: createChatTest({ masterKey, http: chatHttp }),
   });
   const webhooks = createWebhooksService({
     db,
@@ -299,7 +301,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       integrations,
       deliver: createChatDelivery({
         masterKey,
-        http: createSafeHttpClient({ allowPrivateAddresses: config.allowPrivateWebhooks }),
+        http: chatHttp,
         viewerUrlFor: links.viewerUrlFor,
       }),
       pollMs: config.eventPollMs,

@@ -5,6 +5,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
+import { startReceiver } from '../helpers/events-receiver.js';
 import { startSmtp } from '../helpers/smtp.js';
 
 after(closeBrowser);
@@ -199,6 +200,24 @@ test('profile: a person changes their own name, which the header and GET /api/me
   assert.equal(JSON.parse(audit.details).to, 'Ada Lovelace');
 
   assert.equal((await http.patch('/api/me', { name: 'Key holder' })).status, 403, 'an API key has no person to rename');
+});
+
+test('integrations: "Send test message" posts to the channel, and a refusal is told', async (t) => {
+  const app = await startApp(t, { env: { ALLOW_PRIVATE_WEBHOOKS: '1' } });
+  const { accountId, http } = await app.createAccount('business');
+  const slack = await startReceiver(t);
+  await http.post('/api/integrations', { type: 'slack', config: { webhook_url: `${slack.url}/services/T/B/X`, channel: '#deals' } });
+  const { page } = await signedInDashboard(t, app, { accountId, role: 'owner' });
+  await openSection(page, app, 'integrations');
+  await page.getByRole('button', { name: 'Send test message' }).click();
+  await page.getByText('A test message was posted to Slack.').waitFor();
+  assert.match((await slack.waitFor(1))[0]!.body.text, /linkvault is connected/);
+
+  const gone = await startReceiver(t, () => 410);
+  await http.post('/api/integrations', { type: 'slack', config: { webhook_url: `${gone.url}/services/T/B/Y`, channel: '#old' } });
+  await page.reload();
+  await page.locator('.settings-row', { hasText: '#old' }).getByRole('button', { name: 'Send test message' }).click();
+  await page.getByRole('alert').filter({ hasText: 'slack answered 410' }).waitFor();
 });
 
 test("password: a wrong current password shows the API's sentence beside the field", async (t) => {

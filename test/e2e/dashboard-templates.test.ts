@@ -31,7 +31,7 @@ for (const { name: width, viewport } of VIEWPORTS) {
     await page.getByLabel('Views allowed').fill('-3');
     await page.getByRole('button', { name: 'Save template' }).click();
     const maxViews = page.getByLabel('Views allowed');
-    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    await page.locator('.field-error').first().waitFor();
     assert.equal(await maxViews.getAttribute('aria-invalid'), 'true');
 
     await maxViews.fill('25');

@@ -179,3 +179,31 @@ test('without ALLOW_PRIVATE_WEBHOOKS a delivery to a private address is refused 
   assert.match(delivery!.last_error!, /http: URLs are not allowed/);
   assert.equal(receiver.received.length, 0);
 });
+
+test('POST /api/integrations/{id}/test posts a test message at once, in each service format, or answers the service’s refusal', async (t) => {
+  const app = await startApp(t, { env: FAST_EVENTS });
+  const { http } = await app.createAccount('business');
+  const other = await app.createAccount('business');
+  const slack = await startReceiver(t);
+  const refusing = await startReceiver(t, () => 404);
+  await http.post('/api/integrations', { type: 'slack', config: { webhook_url: `${slack.url}/services/T/B/X`, channel: '#deals' } });
+  await http.post('/api/integrations', { type: 'teams', config: { webhook_url: `${refusing.url}/workflows/1` } });
+  const [slackId, teamsId] = ((await http.get('/api/integrations')).body.integrations as Array<{ id: number; type: string }>)
+    .sort((a, b) => a.type.localeCompare(b.type))
+    .map((integration) => integration.id);
+
+  assert.deepEqual((await http.post(`/api/integrations/${slackId}/test`, {})).body, { ok: true });
+  const [hook] = await slack.waitFor(1);
+  assert.equal(hook!.path, '/services/T/B/X');
+  assert.equal(hook!.body.channel, '#deals');
+  assert.match(hook!.body.text, /linkvault is connected/);
+
+  const refused = await http.post(`/api/integrations/${teamsId}/test`, {});
+  assert.equal(refused.status, 422);
+  assert.match(refused.body.error, /^The test message was not delivered: teams answered 404/);
+  assert.ok(!refused.body.error.includes(refusing.url), 'the webhook URL (a secret) is never told');
+  assert.equal((await refusing.waitFor(1))[0]!.body.type, 'message', 'an Adaptive Card message');
+
+  assert.equal((await other.http.post(`/api/integrations/${slackId}/test`, {})).status, 404, "another account's integration");
+  assert.equal(slack.received.length, 1);
+});

@@ -60,6 +60,7 @@ const ACCESS: Record<string, Access> = {
   'GET /api/integrations': 'admin',
   'POST /api/integrations': 'admin',
   'DELETE /api/integrations/{id}': 'admin',
+  'POST /api/integrations/{id}/test': 'admin',
   'POST /api/stripe/connect': 'admin',
   'PUT /api/block-list': 'admin',
   'GET /api/webhooks': 'admin',

@@ -48,6 +48,7 @@ async function setup(t: TestContext, integrations = 1) {
       allowPrivateWebhooks: true,
       accounts: createAccountRecords({ db: executor }),
       audit: createAuditLog({ db: executor, clock: () => clock.now }),
+      sendTestMessage: () => Promise.reject(new Error('no test messages here')),
     });
   const events = createEventsService({ clock: () => clock.now, jobs: queue, integrations: integrationsOf(db) });
   const record = (linkName = 'deck.pdf', executor = db) =>

@@ -94,3 +94,28 @@ export function teamsMessage(event: RecordedEvent, viewerUrl: string | null) {
     ],
   };
 }
+
+const TEST_SENTENCE = 'linkvault is connected: views, downloads, access requests and purchases of this account will be posted here.';
+
+/** The message "Send test message" posts, in the service's own format. */
+export function testMessage(type: 'slack' | 'teams', channel: string) {
+  if (type === 'slack') return { ...(channel ? { channel } : {}), text: TEST_SENTENCE };
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [
+            { type: 'TextBlock', text: 'Test message', weight: 'Bolder', size: 'Medium', wrap: true },
+            { type: 'TextBlock', text: TEST_SENTENCE, wrap: true },
+          ],
+        },
+      },
+    ],
+  };
+}

@@ -78,4 +78,22 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<{ integrations: Integ
       return { ok: true };
     },
   );
+
+  app.post(
+    '/:id/test',
+    {
+      config: businessOnly,
+      schema: {
+        tags,
+        operationId: 'testIntegration',
+        summary: "Post a test message to the integration now; 422 with the chat service's answer when it refuses",
+        params: IntegerIdParams,
+        response: { 200: OkBody, ...authErrors, 404: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => {
+      await integrations.sendTest(principalOf(request).accountId, request.params.id);
+      return { ok: true };
+    },
+  );
 };

@@ -16,6 +16,14 @@ import {
 } from './integrations.repo.js';
 import { assertProviderWebhookUrl, webhookUrlContext } from './webhook-url.js';
 
+/** An integration as a post to it needs it: where (sealed), which service, which channel. */
+export interface ChatTarget {
+  accountId: number;
+  type: IntegrationType;
+  channel: string;
+  webhookUrlSealed: string;
+}
+
 /** Each event fans out to every integration of the account: keep the fan-out small. */
 export const MAX_INTEGRATIONS_PER_ACCOUNT = 20;
 
@@ -27,8 +35,10 @@ export function createIntegrationsService(deps: {
   allowPrivateWebhooks: boolean;
   accounts: Pick<AccountRecords, 'lock'>;
   audit: Pick<AuditLog, 'record'>;
+  /** Posts the test message at once (chat-delivery.ts); throws with the service's answer. */
+  sendTestMessage: (target: ChatTarget) => Promise<void>;
 }) {
-  const { db, clock, masterKey, allowPrivateWebhooks, accounts, audit } = deps;
+  const { db, clock, masterKey, allowPrivateWebhooks, accounts, audit, sendTestMessage } = deps;
   return {
     /** The account's enabled integrations, read in the event's transaction: each gets a delivery. */
     enabledIds: (accountId: number, executor: Executor = db) => listEnabledIntegrationIds(executor, accountId),
@@ -83,6 +93,17 @@ export function createIntegrationsService(deps: {
         );
         return id;
       });
+    },
+
+    /** Posts a test message to the account's integration now; 422 with the chat service's answer when it refuses. */
+    async sendTest(accountId: number, id: number): Promise<void> {
+      const target = await this.deliveryTarget(id);
+      if (!target || target.accountId !== accountId) throw notFound(`Integration ${id}`);
+      try {
+        await sendTestMessage(target);
+      } catch (error) {
+        throw unprocessable(`The test message was not delivered: ${(error as Error).message}`);
+      }
     },
 
     async remove(source: ChangeSource, id: number): Promise<void> {

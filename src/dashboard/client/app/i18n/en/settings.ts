@@ -203,6 +203,8 @@ export const settings = {
   'settings.integrations.emptyTitle': 'No integrations',
   'settings.integrations.emptyText': 'Add a webhook above to hear about views in your team’s chat.',
   'settings.integrations.remove': 'Remove',
+  'settings.integrations.test': 'Send test message',
+  'settings.integrations.testSent': 'A test message was posted to {service}.',
   'settings.integrations.removeTitle': 'Remove this {service} integration?',
   'settings.integrations.removed': 'Integration removed.',
 

@@ -17,6 +17,10 @@ export function IntegrationsSection() {
   const integrations = useQuery('integrations', fetchIntegrations);
   const [confirm, confirmDialog] = useConfirm();
   const remove = useMutation((id: number) => ok(api.DELETE('/api/integrations/{id}', { params: { path: { id } } })), ['integrations']);
+  const test = useMutation((id: number) => ok(api.POST('/api/integrations/{id}/test', { params: { path: { id } } })));
+  const sendTest = async (integration: { id: number; type: ChatService }) => {
+    if (await test.run(integration.id)) toast(t('settings.integrations.testSent', { service: serviceName(integration.type) }));
+  };
   const removeIntegration = async (integration: { id: number; type: ChatService }) => {
     const question = {
       title: t('settings.integrations.removeTitle', { service: serviceName(integration.type) }),
@@ -27,7 +31,7 @@ export function IntegrationsSection() {
   return (
     <Section title={t('settings.integrations.title')} description={t('settings.integrations.description')}>
       <AddIntegration />
-      <FormError message={remove.error?.message} />
+      <FormError message={(remove.error ?? test.error)?.message} />
       <QueryState query={integrations}>
         {(list) =>
           list.length === 0 ? (
@@ -42,9 +46,14 @@ export function IntegrationsSection() {
                     {!integration.enabled && <Chip tone="warning">{t('settings.integrations.disabled')}</Chip>}
                     <p class="muted">{t('settings.integrations.added', { date: formatDate(integration.created_at) })}</p>
                   </div>
-                  <button type="button" class="button secondary small" disabled={remove.busy} onClick={() => void removeIntegration(integration)}>
-                    {t('settings.integrations.remove')}
-                  </button>
+                  <div class="settings-row-actions">
+                    <button type="button" class="button secondary small" disabled={test.busy} onClick={() => void sendTest(integration)}>
+                      {t('settings.integrations.test')}
+                    </button>
+                    <button type="button" class="button secondary small" disabled={remove.busy} onClick={() => void removeIntegration(integration)}>
+                      {t('settings.integrations.remove')}
+                    </button>
+                  </div>
                 </li>
               ))}
             </ul>
