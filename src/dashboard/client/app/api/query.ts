@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useState } from 'preact/hooks';
 import { ApiError } from './client.js';
 
 /**
@@ -70,7 +70,8 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>, optio
   const [, rerender] = useState(0);
   const entry = key === null ? undefined : entryFor(key, fetcher);
 
-  useEffect(() => {
+  // A layout effect: the request leaves as soon as the screen has rendered, not after the next paint.
+  useLayoutEffect(() => {
     if (!key || !entry) return;
     const listener = () => rerender((n) => n + 1);
     entry.listeners.add(listener);

@@ -43,38 +43,41 @@ export function LinkMenu({ link, onAction }: { link: LinkItem; onAction: (action
         {t('documents.actions')}
         <span class="visually-hidden"> {t('documents.actionsFor', { name: link.name })}</span>
       </summary>
-      <ul class="documents-menu-items" onClick={(event) => (event.target as HTMLElement).closest('a') && close()}>
-        <li>
-          <a href={link.viewer_url} target="_blank" rel="noopener noreferrer">
-            {t('documents.action.open')}
-          </a>
-        </li>
-        <li>
-          <a href={`${base}/settings`}>{t('documents.action.settings')}</a>
-        </li>
-        <li>
-          <a href={`${base}/analytics`}>{t('documents.action.analytics')}</a>
-        </li>
-        {link.kind === 'file' && (
-          <>
-            <li>
-              <button type="button" onClick={() => choose('replace')}>
-                {t('documents.action.replace')}
-              </button>
-            </li>
-            <li>
-              <button type="button" onClick={() => choose('downloadToken')}>
-                {t('documents.action.downloadToken')}
-              </button>
-            </li>
-          </>
-        )}
-        <li>
-          <button type="button" class="documents-menu-danger" onClick={() => choose('delete')}>
-            {t('action.delete')}
-          </button>
-        </li>
-      </ul>
+      {/* The items exist only while the menu is open: fifty closed menus would otherwise be most of a page's nodes. */}
+      {open && (
+        <ul class="documents-menu-items" onClick={(event) => (event.target as HTMLElement).closest('a') && close()}>
+          <li>
+            <a href={link.viewer_url} target="_blank" rel="noopener noreferrer">
+              {t('documents.action.open')}
+            </a>
+          </li>
+          <li>
+            <a href={`${base}/settings`}>{t('documents.action.settings')}</a>
+          </li>
+          <li>
+            <a href={`${base}/analytics`}>{t('documents.action.analytics')}</a>
+          </li>
+          {link.kind === 'file' && (
+            <>
+              <li>
+                <button type="button" onClick={() => choose('replace')}>
+                  {t('documents.action.replace')}
+                </button>
+              </li>
+              <li>
+                <button type="button" onClick={() => choose('downloadToken')}>
+                  {t('documents.action.downloadToken')}
+                </button>
+              </li>
+            </>
+          )}
+          <li>
+            <button type="button" class="documents-menu-danger" onClick={() => choose('delete')}>
+              {t('action.delete')}
+            </button>
+          </li>
+        </ul>
+      )}
     </details>
   );
 }

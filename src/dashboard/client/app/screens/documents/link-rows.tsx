@@ -38,8 +38,9 @@ function SelectBox({ link, selected, onSelect }: { link: LinkItem } & Pick<RowsP
 function RowActions({ link, onAction }: { link: LinkItem; onAction: RowsProps['onAction'] }) {
   return (
     <div class="documents-row-actions">
-      <CopyButton text={link.viewer_url} />
-      <LinkMenu link={link} onAction={onAction} />
+      {/* Keyed by the link: a "Copied" state or an open menu never passes to the next page's link in this row. */}
+      <CopyButton key={`copy-${link.id}`} text={link.viewer_url} />
+      <LinkMenu key={`menu-${link.id}`} link={link} onAction={onAction} />
     </div>
   );
 }
@@ -66,19 +67,24 @@ function LinkTable({ links, selected, onSelect, onAction }: RowsProps) {
               />
             </th>
             <th scope="col">{t('documents.column.name')}</th>
-            <th scope="col">{t('documents.column.type')}</th>
-            <th scope="col" class="numeric">
+            <th scope="col" class="documents-type-column">
+              {t('documents.column.type')}
+            </th>
+            <th scope="col" class="numeric documents-views-column">
               {t('documents.column.views')}
             </th>
-            <th scope="col">{t('documents.column.lastViewed')}</th>
-            <th scope="col">
+            <th scope="col" class="documents-viewed-column">
+              {t('documents.column.lastViewed')}
+            </th>
+            <th scope="col" class="documents-actions-column">
               <span class="visually-hidden">{t('documents.column.actions')}</span>
             </th>
           </tr>
         </thead>
         <tbody>
-          {links.map((link) => (
-            <tr key={link.id} class={selected.has(link.id) ? 'documents-selected' : undefined}>
+          {/* Rows keyed by position: the next page patches the same rows' text instead of building fifty new ones. */}
+          {links.map((link, index) => (
+            <tr key={index} class={selected.has(link.id) ? 'documents-selected' : undefined}>
               <td class="documents-select-cell">
                 <SelectBox link={link} selected={selected} onSelect={onSelect} />
               </td>
