@@ -80,7 +80,7 @@ test('doctor: each broken part exits 1 and names its check', async (t) => {
     assert.equal(byName[name]!.status, 'FAIL', JSON.stringify(report));
     assert.match(byName[name]!.message, message);
     const failed = report.checks.filter((check) => check.status === 'FAIL').map((check) => check.check);
-    assert.deepEqual(failed, [name], 'only the broken part fails');
+    assert.deepEqual(failed, [name], `only the broken part fails: ${JSON.stringify(report.checks)}`);
   }
 
   // The text form names the failing check at the start of its line.
