@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeBrowser, openPage } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 after(closeBrowser);
 
@@ -101,4 +103,39 @@ test('link analytics: a new view appears without a reload; the CSV downloads', a
   await openScreen(phone.page, app, `/app/documents/${id}/analytics`, 'Analytics: Numbers.txt');
   await phone.page.locator('.link-visitor-card', { hasText: '127.0.0.x' }).waitFor();
   await checkScreen(phone.page, 'link-analytics-phone');
+});
+
+test('link settings: the link is e-mailed to recipients with a note, and a preview picture is uploaded and removed', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'the deck', 'Deck.txt');
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openSettings(page, app, id, 'Deck.txt');
+
+  const share = page.getByRole('region', { name: 'Send by e-mail' });
+  await share.getByLabel('Recipients').fill('ana@fund.example\nbo@fund.example');
+  await share.getByLabel('Note').fill('The deck we discussed.');
+  await share.getByRole('button', { name: 'Send the link' }).click();
+  await page.getByText('The link was sent to 2 people.').waitFor();
+  const viewerUrl = (await http.get(`/api/links/${id}`)).body.viewer_url as string;
+  for (const address of ['ana@fund.example', 'bo@fund.example']) {
+    const mail = await smtp.waitFor(address);
+    assert.ok(mail.text.includes(viewerUrl), 'the mail carries the viewer link');
+    assert.ok(mail.text.includes('The deck we discussed.'));
+  }
+  assert.equal(await share.getByLabel('Recipients').inputValue(), '', 'the form is ready for the next');
+
+  const picture = page.getByRole('region', { name: 'Preview picture' });
+  const png = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#1d4ed8' } })
+    .png()
+    .toBuffer();
+  await picture.getByLabel('Picture').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png });
+  await picture.getByRole('button', { name: 'Upload picture' }).click();
+  await picture.getByRole('button', { name: 'Remove picture' }).waitFor();
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, true);
+  await checkScreen(page, 'link-share-preview');
+  await picture.getByRole('button', { name: 'Remove picture' }).click();
+  await picture.getByRole('button', { name: 'Remove picture' }).waitFor({ state: 'detached' });
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, false);
 });

@@ -1,9 +1,11 @@
 import { useRoute } from 'preact-iso';
 import { t } from '../../i18n/index.js';
 import { QueryState } from '../../ui/feedback.js';
-import { PageHeader } from '../../ui/page.js';
+import { PageHeader, Section } from '../../ui/page.js';
 import { useLink } from './link-data.js';
 import { LinkSummary } from './link-summary.js';
+import { PreviewImageField } from './preview-image.js';
+import { ShareSection } from './share-section.js';
 import { AccessSection, DocumentSection, NameSection, PasswordSection, PresentationSection, VisitorsSection } from './settings-sections.js';
 
 /** Everything a link's owner can set on it, a section at a time. */
@@ -23,6 +25,10 @@ export function LinkSettingsScreen() {
             <VisitorsSection link={data} />
             <DocumentSection link={data} />
             <PresentationSection link={data} />
+            <Section title={t('link.previewImage.title')} description={t('link.previewImage.description')}>
+              <PreviewImageField link={data} />
+            </Section>
+            <ShareSection link={data} />
           </div>
         )}
       </QueryState>
