@@ -4,6 +4,7 @@ import { t, type MessageKey } from '../../i18n/index.js';
 import { useCan, type Area } from '../../session.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
+import { AgreementsSection } from './agreements-section.js';
 import { ApiKeysSection } from './api-keys-section.js';
 import { AuditLogSection } from './audit-log-section.js';
 import { BrandingSection } from './branding-section.js';
@@ -14,6 +15,7 @@ import { ProfileSection } from './profile-section.js';
 import { SessionsSection } from './sessions-section.js';
 import { SharingSection } from './sharing-section.js';
 import { TwoFactorSection } from './two-factor-section.js';
+import { WebhooksSection } from './webhooks-section.js';
 
 interface SettingsSection {
   id: string;
@@ -31,7 +33,9 @@ const SECTIONS: SettingsSection[] = [
   { id: 'api-keys', label: 'settings.nav.apiKeys', area: 'api-keys', component: ApiKeysSection },
   { id: 'branding', label: 'settings.nav.branding', area: 'branding', component: BrandingSection },
   { id: 'integrations', label: 'settings.nav.integrations', area: 'integrations', component: IntegrationsSection },
+  { id: 'webhooks', label: 'settings.nav.webhooks', area: 'webhooks', component: WebhooksSection },
   { id: 'payments', label: 'settings.nav.payments', area: 'payments', component: PaymentsSection },
+  { id: 'agreements', label: 'settings.nav.agreements', component: AgreementsSection },
   { id: 'sharing', label: 'settings.nav.sharing', area: 'sharing-policy', component: SharingSection },
   { id: 'audit-log', label: 'settings.nav.auditLog', area: 'audit-log', component: AuditLogSection },
 ];
