@@ -7,6 +7,7 @@ import { closeBrowser, openPage } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { startSmtp } from '../helpers/smtp.js';
+import { VisitorClient } from '../helpers/visitor.js';
 
 after(closeBrowser);
 
@@ -138,4 +139,22 @@ test('link settings: the link is e-mailed to recipients with a note, and a previ
   await picture.getByRole('button', { name: 'Remove picture' }).click();
   await picture.getByRole('button', { name: 'Remove picture' }).waitFor({ state: 'detached' });
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, false);
+});
+
+test('link analytics: who accepted the link’s agreement appears without a reload, with a CSV export', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const nda = (await http.post('/api/agreements', { name: 'Mutual NDA', text: 'Keep it to yourself.' })).body.id as number;
+  const id = await createLink(http, 'the memo', 'Memo.txt', { agreementId: String(nda) });
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openScreen(page, app, `/app/documents/${id}/analytics`, /Memo\.txt/);
+  const acceptances = page.getByRole('region', { name: 'Agreement accepted by' });
+  await acceptances.getByRole('heading', { name: 'Nobody has accepted it yet' }).waitFor();
+
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${id}`);
+  assert.equal((await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'ana@fund.example', agree: 'yes' })).status, 303);
+  await acceptances.getByRole('cell', { name: /Ana Lima/ }).waitFor({ timeout: 30_000 });
+  assert.equal(await acceptances.getByRole('link', { name: 'Export CSV' }).getAttribute('href'), `/api/links/${id}/agreements?format=csv`);
+  await checkScreen(page, 'link-acceptances');
 });

@@ -4,6 +4,7 @@ import { useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { QueryState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
+import { AgreementAcceptances } from './acceptances.js';
 import { PageTimes, Totals, ViewsChart, Visitors } from './analytics-parts.js';
 import { linkKey, useLink, type LinkAnalytics } from './link-data.js';
 import { LinkSummary } from './link-summary.js';
@@ -30,6 +31,7 @@ export function LinkAnalyticsScreen() {
             <ViewsChart days={data.viewsByDay} />
             <PageTimes pages={data.pages} link={link.data} />
             <Visitors visitors={data.visitors} csvUrl={csvUrl} />
+            {link.data && link.data.settings.agreementId !== null && <AgreementAcceptances linkId={id} />}
           </div>
         )}
       </QueryState>
