@@ -105,3 +105,17 @@ test('link settings: an agreement is chosen from the account’s agreements and 
   await saveVisitors();
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
 });
+
+test('a template, room or portal that does not exist says so, without a pointless "Try again"', async (t) => {
+  const app = await startApp(t);
+  const { page } = await signedInDashboard(t, app);
+  for (const [path, sentence] of [
+    ['/app/templates/999999', 'Template 999999 not found'],
+    ['/app/rooms/AAAAAAAAAAAAAAAAAAAAAA', 'Link AAAAAAAAAAAAAAAAAAAAAA not found'],
+    ['/app/portals/AAAAAAAAAAAAAAAAAAAAAA', 'not found'],
+  ] as const) {
+    await openScreen(page, app, path, /Templates|Rooms|Portals/);
+    await page.getByRole('alert').filter({ hasText: sentence }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Try again' }).count(), 0, path);
+  }
+});

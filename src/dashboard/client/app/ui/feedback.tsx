@@ -41,6 +41,8 @@ export function Skeleton({ rows = 3, label = t('state.loading') }: { rows?: numb
 /** A query's three states: placeholder while loading, the error with a retry, else the data. */
 export function QueryState<T>({ query, children, rows }: { query: Query<T>; children: (data: T) => ComponentChildren; rows?: number }) {
   if (query.data !== undefined) return <>{children(query.data)}</>;
-  if (query.error) return <ErrorMessage message={query.error.message} onRetry={() => void query.refetch()} />;
+  // Trying again cannot bring back what is not there (404: deleted, or another account's).
+  if (query.error)
+    return <ErrorMessage message={query.error.message} onRetry={query.error.status === 404 ? undefined : () => void query.refetch()} />;
   return <Skeleton rows={rows} />;
 }
