@@ -243,6 +243,11 @@ test('webhooks: added with its events, the secret shown once, a signed test sent
   const [hook] = await receiver.waitFor(1);
   assert.equal(hook!.path, '/hooks/secret-token');
   assert.equal(hook!.body.type, 'webhook.test');
+  await row.getByText('Latest deliveries').click();
+  const deliveries = row.getByRole('list', { name: 'Latest deliveries' });
+  await deliveries.getByText('Delivered').waitFor({ timeout: 20_000 });
+  await deliveries.getByText('webhook.test').waitFor();
+  await checkScreen(page, 'settings-webhooks-deliveries');
 
   await row.getByRole('button', { name: 'Pause' }).click();
   await row.getByText('Paused').waitFor();

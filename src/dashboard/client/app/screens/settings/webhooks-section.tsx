@@ -9,6 +9,7 @@ import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { FormError, TextField, Toggle } from '../../ui/forms.js';
 import { Chip, Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 
 type EventType = NonNullable<paths['/api/webhooks']['post']['requestBody']>['content']['application/json']['events'][number];
 const EVENTS: Array<{ type: EventType; label: MessageKey }> = [
@@ -79,8 +80,9 @@ function NewSecret({ created, onDone }: { created: { url: string; secret: string
 function WebhookRow({ webhook, onRemove }: { webhook: Webhook; onRemove: (webhook: Webhook) => void }) {
   const path = { id: webhook.id };
   const toggle = useMutation(() => ok(api.PATCH('/api/webhooks/{id}', { params: { path }, body: { active: !webhook.active } })), [WEBHOOKS_KEY]);
-  const test = useMutation(() => ok(api.POST('/api/webhooks/{id}/test', { params: { path } })));
+  const test = useMutation(() => ok(api.POST('/api/webhooks/{id}/test', { params: { path } })), [`webhooks:deliveries:${webhook.id}`]);
   const error = (toggle.error ?? test.error)?.message;
+  const [showDeliveries, setShowDeliveries] = useState(false);
   return (
     <li class="settings-row">
       <div class="settings-row-main">
@@ -90,6 +92,10 @@ function WebhookRow({ webhook, onRemove }: { webhook: Webhook; onRemove: (webhoo
           {webhook.events.join(', ')} · {t('settings.webhooks.added', { date: formatDate(webhook.createdAt) })}
         </p>
         <FormError message={error} />
+        <details class="settings-details" onToggle={(event) => setShowDeliveries(event.currentTarget.open)}>
+          <summary>{t('settings.webhooks.deliveries')}</summary>
+          {showDeliveries && <WebhookDeliveries webhookId={webhook.id} />}
+        </details>
       </div>
       <div class="settings-row-actions">
         <button
