@@ -9,7 +9,8 @@ export const link = {
   'link.toAnalytics': 'View analytics',
   'link.toSettings': 'Link settings',
   'link.acceptances.title': 'Agreement accepted by',
-  'link.acceptances.description': 'Each visitor who accepted, with the name they gave; the export adds the address, browser and a fingerprint of the text.',
+  'link.acceptances.description':
+    'Each visitor who accepted, with the name they gave; the export adds the address, browser and a fingerprint of the text.',
   'link.acceptances.who': 'Visitor',
   'link.acceptances.agreement': 'Agreement',
   'link.acceptances.when': 'Accepted',

@@ -5,7 +5,8 @@ export const settings = {
   'settings.nav.agreements': 'Agreements',
   'settings.nav.webhooks': 'Webhooks',
   'settings.webhooks.title': 'Webhooks',
-  'settings.webhooks.description': 'Send the account’s events to your own systems as signed HTTPS requests (Standard Webhooks), retried until your endpoint accepts them.',
+  'settings.webhooks.description':
+    'Send the account’s events to your own systems as signed HTTPS requests (Standard Webhooks), retried until your endpoint accepts them.',
   'settings.webhooks.url': 'Endpoint URL',
   'settings.webhooks.urlHint': 'https only. Lists show its origin: a token in the path stays private.',
   'settings.webhooks.events': 'Events to send',
@@ -38,7 +39,8 @@ export const settings = {
   'settings.webhooks.emptyTitle': 'No webhooks',
   'settings.webhooks.emptyText': 'Add an endpoint above to receive views, downloads and requests as they happen.',
   'settings.agreements.title': 'Agreements',
-  'settings.agreements.description': 'Texts a visitor accepts, with their name, before a document opens (an NDA, say). A link or a template asks for one under Visitors.',
+  'settings.agreements.description':
+    'Texts a visitor accepts, with their name, before a document opens (an NDA, say). A link or a template asks for one under Visitors.',
   'settings.agreements.name': 'Agreement name',
   'settings.agreements.nameHint': 'Visitors see it as the title.',
   'settings.agreements.text': 'Text',
