@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import Stripe from 'stripe';
 import { startApp, type TestApp } from './app.js';
 import { createLink } from './files.js';
-import { freePort } from './ports.js';
+import { onFreePort } from './ports.js';
 
 /**
  * A local stand-in for the few Stripe endpoints linkvault calls through the official SDK
@@ -303,11 +303,12 @@ export type StripeStandIn = Awaited<ReturnType<typeof startStripeStandIn>>;
  */
 export async function startAppWithStripe(t: TestContext, options: { env?: Record<string, string>; clock?: () => number } = {}) {
   const stripe = await startStripeStandIn(t);
-  const port = await freePort();
-  const app = await startApp(t, {
-    env: { ...stripe.env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env },
-    clock: options.clock,
-  });
+  const app = await onFreePort((port) =>
+    startApp(t, {
+      env: { ...stripe.env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env },
+      clock: options.clock,
+    }),
+  );
   stripe.deliverTo(`${app.url}/api/stripe/webhook`);
   return { app, stripe };
 }
