@@ -61,9 +61,32 @@ export function slackMessage(event: RecordedEvent, viewerUrl: string | null, cha
 }
 
 /**
- * A Teams message carrying an Adaptive Card: the format both Workflows (Power Automate)
- * webhooks and the older Office 365 connectors accept.
+ * A Teams message carrying an Adaptive Card with a title, a sentence and what follows them:
+ * the format both Workflows (Power Automate) webhooks and the older Office 365 connectors accept.
  */
+function adaptiveCardMessage(title: string, sentence: string, more: { facts?: Array<{ title: string; value: string }>; url?: string | null } = {}) {
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [
+            { type: 'TextBlock', text: title, weight: 'Bolder', size: 'Medium', wrap: true },
+            { type: 'TextBlock', text: sentence, wrap: true },
+            ...(more.facts ? [{ type: 'FactSet', facts: more.facts }] : []),
+          ],
+          ...(more.url === undefined ? {} : { actions: more.url ? [{ type: 'Action.OpenUrl', title: 'Open the link', url: more.url }] : [] }),
+        },
+      },
+    ],
+  };
+}
+
 export function teamsMessage(event: RecordedEvent, viewerUrl: string | null) {
   const { story, linkName, visitor, amount, at } = describe(event);
   const facts = [
@@ -73,26 +96,7 @@ export function teamsMessage(event: RecordedEvent, viewerUrl: string | null) {
     ...(amount ? [{ title: 'Amount', value: amount }] : []),
     { title: 'When', value: at },
   ];
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        contentUrl: null,
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body: [
-            { type: 'TextBlock', text: story.title, weight: 'Bolder', size: 'Medium', wrap: true },
-            { type: 'TextBlock', text: story.sentence(`"${linkName}"`, visitor, amount), wrap: true },
-            { type: 'FactSet', facts },
-          ],
-          actions: viewerUrl ? [{ type: 'Action.OpenUrl', title: 'Open the link', url: viewerUrl }] : [],
-        },
-      },
-    ],
-  };
+  return adaptiveCardMessage(story.title, story.sentence(`"${linkName}"`, visitor, amount), { facts, url: viewerUrl });
 }
 
 const TEST_SENTENCE = 'linkvault is connected: views, downloads, access requests and purchases of this account will be posted here.';
@@ -100,22 +104,5 @@ const TEST_SENTENCE = 'linkvault is connected: views, downloads, access requests
 /** The message "Send test message" posts, in the service's own format. */
 export function testMessage(type: 'slack' | 'teams', channel: string) {
   if (type === 'slack') return { ...(channel ? { channel } : {}), text: TEST_SENTENCE };
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        contentUrl: null,
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          body: [
-            { type: 'TextBlock', text: 'Test message', weight: 'Bolder', size: 'Medium', wrap: true },
-            { type: 'TextBlock', text: TEST_SENTENCE, wrap: true },
-          ],
-        },
-      },
-    ],
-  };
+  return adaptiveCardMessage('Test message', TEST_SENTENCE);
 }

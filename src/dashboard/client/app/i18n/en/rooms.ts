@@ -10,6 +10,8 @@ export const rooms = {
   'rooms.created': 'made {date}',
   'rooms.links.one': '{count} link',
   'rooms.links.other': '{count} links',
+  'rooms.views.one': '{count} view',
+  'rooms.views.other': '{count} views',
   'rooms.state.on': 'On',
   'rooms.state.off': 'Switched off',
   'rooms.state.expires': 'Expires {date}',

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
-import { invalidate, useMutation, useQuery } from '../../api/query.js';
+import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
-import { useConfirm } from '../../ui/dialog.js';
+import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, listItems, listText } from '../../ui/forms.js';
 import { PageHeader, Section } from '../../ui/page.js';
@@ -77,18 +77,17 @@ export function PortalScreen() {
   const id = useRoute().params.id!;
   const { route } = useLocation();
   const portal = useQuery(portalKey(id), () => fetchPortal(id));
-  const [confirm, confirmDialog] = useConfirm();
-  const remove = async () => {
+  const [confirmDelete, confirmDialog] = useConfirmedDelete();
+  const remove = () => {
     const name = portal.data?.name ?? '';
-    if (!(await confirm({ title: t('confirm.deleteTitle', { name }), text: t('portals.delete.text') }))) return;
-    try {
-      await ok(api.DELETE('/api/client-portals/{id}', { params: { path: { id } } }));
-      await invalidate('portals');
-      toast(t('portals.delete.done', { name }));
-      route('/app/portals');
-    } catch (caught) {
-      toast((caught as Error).message, 'error');
-    }
+    return confirmDelete({
+      name,
+      text: t('portals.delete.text'),
+      done: t('portals.delete.done', { name }),
+      remove: () => ok(api.DELETE('/api/client-portals/{id}', { params: { path: { id } } })),
+      affects: ['portals'],
+      then: () => route('/app/portals'),
+    });
   };
   return (
     <>

@@ -1,11 +1,10 @@
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
-import { invalidate, useMutation, useQuery } from '../../api/query.js';
+import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
-import { useConfirm } from '../../ui/dialog.js';
+import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
 import { QueryState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
-import { toast } from '../../ui/toast.js';
 import { LinkCollection, type CollectedLink } from '../collections/link-collection.js';
 import { linkKey, useLink } from '../link/link-data.js';
 import { LinkSummary } from '../link/link-summary.js';
@@ -48,18 +47,17 @@ export function RoomScreen() {
   const id = useRoute().params.id!;
   const { route } = useLocation();
   const room = useLink(id);
-  const [confirm, confirmDialog] = useConfirm();
-  const remove = async () => {
+  const [confirmDelete, confirmDialog] = useConfirmedDelete();
+  const remove = () => {
     const name = room.data?.name ?? '';
-    if (!(await confirm({ title: t('confirm.deleteTitle', { name }), text: t('rooms.delete.text') }))) return;
-    try {
-      await ok(api.DELETE('/api/links/{id}', { params: { path: { id } } }));
-      await invalidate('rooms', 'links');
-      toast(t('rooms.delete.done', { name }));
-      route('/app/rooms');
-    } catch (caught) {
-      toast((caught as Error).message, 'error');
-    }
+    return confirmDelete({
+      name,
+      text: t('rooms.delete.text'),
+      done: t('rooms.delete.done', { name }),
+      remove: () => ok(api.DELETE('/api/links/{id}', { params: { path: { id } } })),
+      affects: ['rooms', 'links'],
+      then: () => route('/app/rooms'),
+    });
   };
   return (
     <>

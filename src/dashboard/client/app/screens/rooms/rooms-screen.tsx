@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useQuery } from '../../api/query.js';
-import { formatDate, formatNumber, t, tn } from '../../i18n/index.js';
+import { formatDate, t, tn } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { Chip, PageHeader, Pagination } from '../../ui/page.js';
@@ -26,7 +26,7 @@ function RoomRow({ room }: { room: RoomItem }) {
         <span class="muted rooms-created">{t('rooms.created', { date: formatDate(room.created_at) })}</span>
       </td>
       <td data-label={t('rooms.column.links')}>{tn('rooms.links', room.links)}</td>
-      <td data-label={t('rooms.column.views')}>{formatNumber(room.views)}</td>
+      <td data-label={t('rooms.column.views')}>{tn('rooms.views', room.views)}</td>
       <td data-label={t('rooms.column.state')}>
         <RoomState room={room} />
       </td>

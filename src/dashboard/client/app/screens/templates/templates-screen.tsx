@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
-import { invalidate, useQuery } from '../../api/query.js';
+import { useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
-import { useConfirm } from '../../ui/dialog.js';
+import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
-import { toast } from '../../ui/toast.js';
 import { NewTemplateDialog } from './new-template-dialog.js';
 import { TemplateChips } from './template-chips.js';
 import { fetchTemplates, TEMPLATES, TEMPLATES_KEY, type Template } from './template-data.js';
@@ -14,17 +13,15 @@ import { fetchTemplates, TEMPLATES, TEMPLATES_KEY, type Template } from './templ
 export function TemplatesScreen() {
   const [creating, setCreating] = useState(false);
   const templates = useQuery(TEMPLATES_KEY, fetchTemplates);
-  const [confirm, confirmDialog] = useConfirm();
-  const remove = async (template: Template) => {
-    if (!(await confirm({ title: t('confirm.deleteTitle', { name: template.name }), text: t('templates.delete.text') }))) return;
-    try {
-      await ok(api.DELETE('/api/templates/{id}', { params: { path: { id: template.id } } }));
-      await invalidate(TEMPLATES);
-      toast(t('templates.delete.done', { name: template.name }));
-    } catch (caught) {
-      toast((caught as Error).message, 'error');
-    }
-  };
+  const [confirmDelete, confirmDialog] = useConfirmedDelete();
+  const remove = (template: Template) =>
+    confirmDelete({
+      name: template.name,
+      text: t('templates.delete.text'),
+      done: t('templates.delete.done', { name: template.name }),
+      remove: () => ok(api.DELETE('/api/templates/{id}', { params: { path: { id: template.id } } })),
+      affects: [TEMPLATES],
+    });
   const newTemplate = (
     <button type="button" class="button" onClick={() => setCreating(true)}>
       {t('templates.new.open')}
