@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import type { Route } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, openScreen, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
@@ -98,10 +99,27 @@ test('link settings: an agreement is chosen from the account’s agreements and 
     await page.getByRole('button', { name: 'Save visitors' }).click();
     assert.equal((await saved).status(), 200);
   };
+  // The link is read again after each save. Holding that read until the next choice is made
+  // shows that its arrival does not undo a choice made while it was on its way.
+  let holdRefetch!: (route: Route) => void;
+  const heldRefetch = new Promise<Route>((resolve) => (holdRefetch = resolve));
+  let held = false;
+  await page.route(`**/api/links/${id}`, async (route) => {
+    // Only the first read is held; any later one goes straight through.
+    if (route.request().method() === 'GET' && !held) {
+      held = true;
+      holdRefetch(route);
+    } else await route.continue();
+  });
   await agreement.selectOption({ label: 'Mutual NDA' });
   await saveVisitors();
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, nda);
+  const refetch = await heldRefetch;
   await agreement.selectOption({ label: 'None' });
+  await refetch.continue();
+  await page.unroute(`**/api/links/${id}`);
+  await page.getByRole('button', { name: 'Save visitors' }).and(page.locator(':enabled')).waitFor();
+  assert.equal(await agreement.inputValue(), '');
   await saveVisitors();
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
 });

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
+import { useDraft } from '../../ui/draft.js';
 import { FormError } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
@@ -12,8 +12,7 @@ export type FieldName = keyof SettingsChange;
 
 /**
  * One section's form: a draft of its values, the change it sends with Save, and the API's error
- * placed beside the field it names. The draft starts again from the server only when this
- * section's own values change there: another section's save must not wipe what is being typed here.
+ * placed beside the field it names (the draft follows `useDraft`'s rule).
  */
 export function useSettingsForm<D>(
   link: LinkDetail,
@@ -21,12 +20,13 @@ export function useSettingsForm<D>(
   draftOf: (link: LinkDetail) => D,
   changeOf: (draft: D) => SettingsChange,
 ) {
-  const saved = draftOf(link);
-  const [draft, setDraft] = useState(saved);
-  const savedKey = JSON.stringify(saved);
-  useEffect(() => setDraft(saved), [savedKey]);
+  const { draft, set, saved } = useDraft(draftOf(link));
   const mutation = useMutation(
-    (change: SettingsChange) => ok(api.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body: change })),
+    async (change: SettingsChange) => {
+      const answer = await ok(api.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body: change }));
+      saved(draftOf(answer));
+      return answer;
+    },
     [linkKey(link.id), 'links'],
   );
   const save = async (change: SettingsChange = changeOf(draft)) => {
@@ -36,7 +36,7 @@ export function useSettingsForm<D>(
   const errorField = message ? fieldOfError(message, fields) : undefined;
   return {
     draft,
-    set: (change: Partial<D>) => setDraft((current) => ({ ...current, ...change })),
+    set,
     save,
     busy: mutation.busy,
     errorFor: (field: FieldName) => (field === errorField ? message : undefined),

@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
+import { useDraft } from '../../ui/draft.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, listItems, listText } from '../../ui/forms.js';
 import { PageHeader, Section } from '../../ui/page.js';
@@ -15,20 +15,15 @@ import { PortalFields, portalFieldOf, type PortalDraft } from './portal-fields.j
 
 const draftOf = (portal: PortalDetail): PortalDraft => ({ name: portal.name, slug: portal.slug, allowedEmails: listText(portal.allowedEmails) });
 
-/** Name, address and clients, saved together; the form starts again when the saved portal changes. */
+/** Name, address and clients, saved together. */
 function PortalForm({ portal }: { portal: PortalDetail }) {
-  const [draft, setDraft] = useState(() => draftOf(portal));
-  useEffect(() => setDraft(draftOf(portal)), [portal.name, portal.slug, portal.allowedEmails.join('\n')]);
-  const save = useMutation(
-    () =>
-      ok(
-        api.PATCH('/api/client-portals/{id}', {
-          params: { path: { id: portal.id } },
-          body: { name: draft.name.trim(), slug: draft.slug.trim(), allowedEmails: listItems(draft.allowedEmails) },
-        }),
-      ),
-    ['portals'],
-  );
+  const { draft, setDraft, saved } = useDraft(draftOf(portal));
+  const save = useMutation(async () => {
+    const change = { name: draft.name.trim(), slug: draft.slug.trim(), allowedEmails: listItems(draft.allowedEmails) };
+    const answer = await ok(api.PATCH('/api/client-portals/{id}', { params: { path: { id: portal.id } }, body: change }));
+    saved(draftOf({ ...portal, ...change }));
+    return answer;
+  }, ['portals']);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (await save.run()) toast(t('portals.saved'));

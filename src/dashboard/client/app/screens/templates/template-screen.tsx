@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
+import { useDraft } from '../../ui/draft.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, ListField, SelectField, TextField, Toggle, listItems, listText } from '../../ui/forms.js';
 import { PageHeader, Section } from '../../ui/page.js';
@@ -52,11 +52,13 @@ const changeOf = (d: Draft): TemplateChange & { name: string } => ({
 const FIELDS = Object.keys(changeOf(draftOf({ id: 0, name: '' }))).concat('viewSessionTtlSeconds');
 
 function TemplateForm({ template }: { template: Template }) {
-  const [draft, setDraft] = useState(() => draftOf(template));
-  const savedKey = JSON.stringify(draftOf(template));
-  useEffect(() => setDraft(draftOf(template)), [savedKey]);
-  const set = (change: Partial<Draft>) => setDraft((current) => ({ ...current, ...change }));
-  const save = useMutation(() => ok(api.PATCH('/api/templates/{id}', { params: { path: { id: template.id } }, body: changeOf(draft) })), [TEMPLATES]);
+  const { draft, set, saved } = useDraft(draftOf(template));
+  const save = useMutation(async () => {
+    const change = changeOf(draft);
+    const answer = await ok(api.PATCH('/api/templates/{id}', { params: { path: { id: template.id } }, body: change }));
+    saved(draftOf({ ...template, ...change }));
+    return answer;
+  }, [TEMPLATES]);
   const message = save.error?.message;
   const errorField = message ? fieldOfError(message, FIELDS) : undefined;
   const errorFor = (field: string) => (field === errorField ? message : undefined);
