@@ -383,7 +383,7 @@ export interface DocumentsTable {
   updated_at: number;
 }
 
-/** A rendered page: its image and thumbnail (sealed blobs) and its text (0023). */
+/** A rendered page: its image, thumbnail and stamp base (sealed blobs) and its text (0023). */
 export interface DocumentPagesTable {
   document_id: number;
   page: number;
@@ -396,6 +396,10 @@ export interface DocumentPagesTable {
   thumbnail_wrapped_key: string;
   thumbnail_size: number;
   text: string;
+  /** the JPEG stamped copies are made from (0026); null for pages rendered before */
+  stamp_base_key: string | null;
+  stamp_base_wrapped_key: string | null;
+  stamp_base_size: number | null;
 }
 
 /** An agreement (NDA) of an account (0022): Markdown text, or a PDF held by one of its links. */

@@ -138,8 +138,8 @@ test('preview: the server sends N pages and the page says "Preview: N of M pages
   await waitForPages(page, 2);
   assert.equal(await page.locator('#preview-note').innerText(), 'Preview: 2 of 5 pages');
   assert.ok(
-    types.some((type) => type.startsWith('image/webp')),
-    'pages arrive as images',
+    types.some((type) => type.startsWith('image/jpeg')),
+    'pages arrive as images stamped for the visit',
   );
   assert.ok(!types.some((type) => type.startsWith('application/pdf')), `no PDF reaches the browser: ${types.join(', ')}`);
   assert.equal(await page.getByRole('link', { name: 'Book a meeting' }).getAttribute('href'), 'https://cal.example.com/me');

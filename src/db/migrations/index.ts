@@ -24,6 +24,7 @@ import * as agreements from './0022-agreements.js';
 import * as documents from './0023-documents.js';
 import * as linkListOrders from './0024-link-list-orders.js';
 import * as roomList from './0025-room-list.js';
+import * as pageStampBase from './0026-page-stamp-base.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0023-documents': documents,
   '0024-link-list-orders': linkListOrders,
   '0025-room-list': roomList,
+  '0026-page-stamp-base': pageStampBase,
 };
 
 export const migrationProvider: MigrationProvider = {

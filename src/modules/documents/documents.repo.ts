@@ -93,14 +93,17 @@ export async function renderedPageNumbers(db: Executor, documentId: number): Pro
   return new Set(rows.map((row) => row.page));
 }
 
-/** Every blob key the documents of `ids` hold (their converted PDFs, page images and thumbnails). */
+/** Every blob key the documents of `ids` hold (their converted PDFs, page images, thumbnails and stamp bases). */
 export async function findBlobKeysOfDocuments(db: Executor, ids: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const [documents, pages] = await Promise.all([
     db.selectFrom('documents').select('pdf_blob_key').where('id', 'in', ids).where('pdf_blob_key', 'is not', null).execute(),
-    db.selectFrom('document_pages').select(['image_key', 'thumbnail_key']).where('document_id', 'in', ids).execute(),
+    db.selectFrom('document_pages').select(['image_key', 'thumbnail_key', 'stamp_base_key']).where('document_id', 'in', ids).execute(),
   ]);
-  return [...documents.map((row) => row.pdf_blob_key!), ...pages.flatMap((row) => [row.image_key, row.thumbnail_key])];
+  return [
+    ...documents.map((row) => row.pdf_blob_key!),
+    ...pages.flatMap((row) => [row.image_key, row.thumbnail_key, ...(row.stamp_base_key === null ? [] : [row.stamp_base_key])]),
+  ];
 }
 
 export async function findDocumentIdsOfLinks(db: Executor, linkIds: readonly string[]): Promise<number[]> {

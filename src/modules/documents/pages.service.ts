@@ -16,7 +16,7 @@ import type { Visitor, VisitorSession, VisitsService } from '../visits/visits.se
 import * as repo from './documents.repo.js';
 import { isPaged, type Renditions } from './renditions.js';
 import { isWatermarked, stampFor } from './documents.service.js';
-import { drawStampOverlay, stampPageImage, type StampOverlay } from './watermark/index.js';
+import { drawStampSprite, stampPageImage, type StampSprite } from './watermark/index.js';
 
 export type PageImageKind = 'page' | 'thumbnail';
 
@@ -41,19 +41,20 @@ export interface PageManifest {
 
 export interface PageImage {
   bytes: Buffer;
-  mime: 'image/webp';
+  /** WebP as rendered; JPEG when stamped for the visit */
+  mime: 'image/webp' | 'image/jpeg';
 }
 
 /** Stamped images kept for their visit: a visitor paging back and forth is stamped once per page. */
 const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
 /**
- * Stamps made at once per process: each holds a few decoded 1600 px pages (about 15 MB each) in
- * libvips, so twenty visitors at once would otherwise hold hundreds of MB; more than the cores
- * would not finish sooner anyway.
+ * Stamps made at once per process: each holds a decoded 1600 px page (about 10 MB), so twenty
+ * visitors at once would otherwise hold hundreds of MB; more than the cores would not finish
+ * sooner anyway.
  */
 const CONCURRENT_STAMPS = Math.max(2, availableParallelism());
-/** Each visit's mark, drawn once per page size (a few hundred KB of mostly transparent PNG). */
-const OVERLAY_CACHE_BYTES = 32 * 1024 * 1024;
+/** Each visit's mark, drawn once per page size (the inked pixels of one copy: tens of KB). */
+const SPRITE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Least recently used entries go first once their bytes pass `limitBytes`. */
 function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
@@ -98,7 +99,7 @@ export function createPagesService(deps: {
 }) {
   const { db, clock, reader, visits, links, renditions } = deps;
   const stamped = createByteCache<Buffer>(STAMPED_CACHE_BYTES, (image) => image.length);
-  const overlays = createByteCache<StampOverlay>(OVERLAY_CACHE_BYTES, (overlay) => overlay.png.length);
+  const sprites = createByteCache<StampSprite>(SPRITE_CACHE_BYTES, (sprite) => sprite.bytes);
   const stamping = createConcurrencyLimit(CONCURRENT_STAMPS);
 
   /** `image` with the visit's mark in its pixels; the mark is drawn once per visit and page size. */
@@ -106,12 +107,12 @@ export function createPagesService(deps: {
     const { default: sharp } = await import('sharp');
     const { width, height } = await sharp(image).metadata();
     const key = `${session.viewId}:${width}x${height}`;
-    let overlay = overlays.get(key);
-    if (!overlay) {
-      overlay = await drawStampOverlay(stampFor(session, clock()), width, height);
-      overlays.set(key, overlay);
+    let sprite = sprites.get(key);
+    if (!sprite) {
+      sprite = await drawStampSprite(stampFor(session, clock()), width, height);
+      sprites.set(key, sprite);
     }
-    return stampPageImage(image, overlay);
+    return stampPageImage(image, sprite);
   }
 
   /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
@@ -125,7 +126,8 @@ export function createPagesService(deps: {
     return shownDocument(documents, link);
   }
 
-  async function readImage(document: repo.DocumentRow, number: number, kind: PageImageKind): Promise<Buffer> {
+  /** The stored image of page `number`; `forStamp`: the page's stamp base when it has one. */
+  async function readImage(document: repo.DocumentRow, number: number, kind: PageImageKind, forStamp = false): Promise<Buffer> {
     let page = await repo.findPage(db, document.id, number);
     if (!page && document.status === 'processing') {
       await renditions.renderAhead(document.id, number);
@@ -133,9 +135,11 @@ export function createPagesService(deps: {
     }
     if (!page) throw notFound(`Page ${number}`);
     const stored =
-      kind === 'page'
-        ? { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size }
-        : { blobKey: page.thumbnail_key, wrappedKey: page.thumbnail_wrapped_key, size: page.thumbnail_size };
+      kind === 'thumbnail'
+        ? { blobKey: page.thumbnail_key, wrappedKey: page.thumbnail_wrapped_key, size: page.thumbnail_size }
+        : forStamp && page.stamp_base_key && page.stamp_base_wrapped_key && page.stamp_base_size !== null
+          ? { blobKey: page.stamp_base_key, wrappedKey: page.stamp_base_wrapped_key, size: page.stamp_base_size }
+          : { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size };
     return buffer(await reader.open(stored));
   }
 
@@ -173,11 +177,11 @@ export function createPagesService(deps: {
       const key = `${session.viewId}:${document.id}:${number}:${kind}`;
       let image = stamped.get(key);
       if (!image) {
-        const clean = await readImage(document, number, kind);
+        const clean = await readImage(document, number, kind, true);
         image = await stamping(() => stamp(clean, session));
         stamped.set(key, image);
       }
-      return { bytes: image, mime: 'image/webp' };
+      return { bytes: image, mime: 'image/jpeg' };
     },
 
     /** A page's thumbnail for the owner (dashboard, per-page analytics): the clean image. */

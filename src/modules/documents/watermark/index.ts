@@ -6,7 +6,8 @@ import { loadWatermarkFont } from './font.js';
 import { canWatermarkImage } from './image.js';
 import type * as PdfMarking from './pdf.js';
 
-export { UnreadableImageError, canWatermarkImage, drawStampOverlay, stampPageImage, watermarkImage, type StampOverlay } from './image.js';
+export { UnreadableImageError, canWatermarkImage, stampPageImage, watermarkImage } from './image.js';
+export { drawStampSprite, type StampSprite } from './sprite.js';
 export type { PreparePdfOptions, PreparedPdf } from './pdf.js';
 export { type WatermarkStamp, watermarkText } from './stamp.js';
 export { UnreadablePdfError } from './unreadable-pdf.js';

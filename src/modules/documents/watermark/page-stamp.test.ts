@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { makePdf } from '../../../../test/helpers/pdf.js';
 import { openPdf } from '../../../infra/pdf/pdf-renderer.js';
-import { drawStampOverlay, stampPageImage } from './index.js';
+import { drawStampSprite, stampPageImage } from './index.js';
+import { blendSprite } from './sprite.js';
 import { WATERMARK_ANGLE_DEGREES } from './stamp.js';
 
 const stamp = { identity: 'ana@example.org', at: new Date('2026-11-24T10:00:00Z'), viewId: 'K7Q2ZP' };
@@ -50,10 +51,14 @@ const grey = (image: Buffer) => sharp(image).greyscale().raw().toBuffer({ resolv
 test('a stamped page differs from the clean page only where the mark is drawn', async () => {
   const clean = await renderedPage();
   const { width, height } = await sharp(clean).metadata();
-  const overlay = await drawStampOverlay(stamp, width, height);
-  const [before, after] = await Promise.all([grey(clean), grey(await stampPageImage(clean, overlay))]);
-  // Where the mark has any ink, grown by 3 px for the encoder's blur.
-  const ink = grow(await sharp(overlay.png).extractChannel('alpha').raw().toBuffer(), width, height, 3);
+  const sprite = await drawStampSprite(stamp, width, height);
+  const [before, after] = await Promise.all([grey(clean), grey(await stampPageImage(clean, sprite))]);
+  // Where the mark has any ink (its dark fill and its light outline both move a mid grey), grown by 3 px for the encoder's blur.
+  const canvas = Buffer.alloc(width * height * 3, 128);
+  blendSprite(canvas, width, height, 3, sprite);
+  const inked = Buffer.alloc(width * height);
+  for (let i = 0; i < inked.length; i++) inked[i] = canvas[i * 3] === 128 ? 0 : 1;
+  const ink = grow(inked, width, height, 3);
   let changed = 0;
   let outside = 0;
   for (let i = 0; i < before.data.length; i++) {
@@ -76,7 +81,7 @@ test(
   async (t) => {
     const clean = await renderedPage();
     const { width, height } = await sharp(clean).metadata();
-    const stamped = await stampPageImage(clean, await drawStampOverlay(stamp, width, height));
+    const stamped = await stampPageImage(clean, await drawStampSprite(stamp, width, height));
     const dir = await mkdtemp(path.join(os.tmpdir(), 'linkvault-ocr-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'page.png');
