@@ -58,6 +58,12 @@ export async function openScreen(page: Page, app: TestApp, path: string, heading
   await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 20_000 });
 }
 
+/** A section of Settings, once its data has arrived. */
+export async function openSection(page: Page, app: TestApp, section: string): Promise<void> {
+  await openScreen(page, app, `/app/settings/${section}`, 'Settings');
+  await page.locator('.skeleton').first().waitFor({ state: 'detached' });
+}
+
 /** axe-core on the page as it is: no serious or critical violation (the message lists them). */
 export async function assertAccessible(page: Page, where: string): Promise<void> {
   // Through the DevTools protocol, which the page's CSP does not govern (it would refuse an inline script).

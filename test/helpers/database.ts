@@ -4,14 +4,14 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/kysely.js';
 import { testEnv } from './app.js';
 
 /**
- * A migrated database of the test's own (an SQLite file, or a PostgreSQL schema when
+ * A migrated database of the test's own (an SQLite file, or a PostgreSQL database when
  * TEST_DATABASE_URL is set) and a way to open another connection to it, as another replica would.
  */
 export async function openTestDatabase(t: TestContext): Promise<{ handle: DatabaseHandle; reopen(): DatabaseHandle }> {
   const handles: DatabaseHandle[] = [];
   // Registered before testEnv's own cleanup so connections close before the schema or file goes.
   t.after(() => Promise.all(handles.map((handle) => handle.close())));
-  const config = loadConfig(await testEnv(t)).database;
+  const config = loadConfig(await testEnv(t, {}, { migrated: true })).database;
   const reopen = () => {
     const handle = openDatabase(config);
     handles.push(handle);
