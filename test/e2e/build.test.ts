@@ -78,5 +78,5 @@ test('the build runs the CLI and serves the API, visitor pages and their assets 
   );
   const page = await visitor.get(`/v/${linkId}/pages/2`);
   assert.equal(page.status, 200);
-  assert.equal(page.headers.get('content-type'), 'image/webp');
+  assert.equal(page.headers.get('content-type'), 'image/jpeg', 'a page stamped for the visit');
 });

@@ -4,6 +4,8 @@ import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, openSection, signedInDashboard } from '../helpers/dashboard.js';
 import { startReceiver } from '../helpers/events-receiver.js';
+import { createLink } from '../helpers/files.js';
+import { makePdf } from '../helpers/pdf.js';
 
 // Settings' integrations, webhooks and agreements (the account's own sections are in dashboard-settings).
 after(closeBrowser);
@@ -90,4 +92,36 @@ test('agreements: written, edited in a dialog and deleted after confirming', asy
   await page.getByRole('dialog', { name: 'Delete Mutual NDA (2027)?' }).getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('heading', { name: 'No agreements' }).waitFor();
   assert.equal((await http.get(`/api/agreements/${agreement!.id}`)).status, 404);
+});
+
+test('agreements: one of the account’s PDFs is chosen as the text, and changed for another', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const first = await createLink(http, await makePdf(1), 'nda-2026.pdf');
+  const second = await createLink(http, await makePdf(1), 'nda-2027.pdf');
+  await createLink(http, 'not a pdf', 'notes.txt');
+  const { page } = await signedInDashboard(t, app, { accountId, role: 'member' });
+  await openSection(page, app, 'agreements');
+  await page.getByLabel('Agreement name').fill('NDA');
+  await page.getByLabel('Content').selectOption({ label: 'A PDF from your documents' });
+  const offered = page.getByRole('list', { name: 'Links you can add' });
+  await offered.getByRole('button', { name: 'Add nda-2026.pdf' }).waitFor();
+  assert.equal(await offered.getByRole('button', { name: 'Add notes.txt' }).count(), 0, 'only PDFs are offered');
+  await offered.getByRole('button', { name: 'Add nda-2026.pdf' }).click();
+  await page.getByText('Visitors read this PDF before they agree.').waitFor();
+  await checkScreen(page, 'settings-agreements-pdf');
+  await page.getByRole('button', { name: 'Add agreement' }).click();
+  const row = page.getByRole('list', { name: 'Your agreements' }).getByRole('listitem').filter({ hasText: 'NDA' });
+  await row.getByText('A PDF from one of your links').waitFor();
+  const [agreement] = (await http.get('/api/agreements')).body.agreements as Array<{ id: number; text: string | null; pdfLinkId: string }>;
+  assert.deepEqual([agreement!.text, agreement!.pdfLinkId], [null, first]);
+
+  await row.getByRole('button', { name: 'Edit NDA' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit NDA' });
+  await dialog.getByText('nda-2026.pdf').waitFor();
+  await dialog.getByRole('button', { name: 'Choose another' }).click();
+  await dialog.getByRole('button', { name: 'Add nda-2027.pdf' }).click();
+  await dialog.getByRole('button', { name: 'Save agreement' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal((await http.get(`/api/agreements/${agreement!.id}`)).body.pdfLinkId, second);
 });

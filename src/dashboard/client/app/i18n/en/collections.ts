@@ -17,4 +17,5 @@ export const collections = {
   'collections.addLabel': 'Add {name}',
   'collections.noMatch': 'No other link is named like “{search}”.',
   'collections.nothingLeft': 'Every link is already here.',
+  'collections.noPdf': 'None of your newest links is a PDF: type part of a name to search.',
 } as const;

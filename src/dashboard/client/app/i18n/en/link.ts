@@ -37,7 +37,7 @@ export const link = {
   'link.previewImage.removed': 'Preview picture removed',
   'link.agreement.label': 'Agreement to accept',
   'link.agreement.hint':
-    'Visitors give their name and tick “I agree” before the document opens. Agreements are written through the API (POST /api/agreements).',
+    'Visitors give their name and tick “I agree” before the document opens. Agreements are written in Settings, under Agreements.',
   'link.agreement.none': 'None',
   'link.chip.on': 'On',
   'link.chip.off': 'Turned off',

@@ -9,16 +9,19 @@ const PICKER_SIZE = 8;
 
 /**
  * Finds the account's links by name and offers each one not chosen yet: what a room or a
- * portal is given. `filesOnly` leaves data rooms out (a room cannot hold a room).
+ * portal is given. `filesOnly` leaves data rooms out (a room cannot hold a room); `pdfsOnly`
+ * offers PDF files only (an agreement's document).
  */
 export function LinkPicker({
   chosen,
   filesOnly,
+  pdfsOnly,
   busy,
   onPick,
 }: {
   chosen: ReadonlySet<string>;
   filesOnly?: boolean;
+  pdfsOnly?: boolean;
   busy?: boolean;
   onPick: (link: { id: string; name: string }) => void;
 }) {
@@ -39,8 +42,13 @@ export function LinkPicker({
       />
       <QueryState query={found} rows={2}>
         {({ links }) => {
-          const offered = links.filter((link) => !chosen.has(link.id) && !(filesOnly && link.kind === 'room')).slice(0, PICKER_SIZE);
-          if (offered.length === 0) return <p class="muted">{q ? t('collections.noMatch', { search: q }) : t('collections.nothingLeft')}</p>;
+          const offered = links
+            .filter((link) => !chosen.has(link.id) && !(filesOnly && link.kind === 'room') && !(pdfsOnly && link.mime !== 'application/pdf'))
+            .slice(0, PICKER_SIZE);
+          if (offered.length === 0) {
+            const none = q ? t('collections.noMatch', { search: q }) : pdfsOnly ? t('collections.noPdf') : t('collections.nothingLeft');
+            return <p class="muted">{none}</p>;
+          }
           return (
             <ul class="collection-list" aria-label={t('collections.found')}>
               {offered.map((link) => (
