@@ -1,18 +1,17 @@
-// The dashboard's journeys from issue 21, each at 1280×800 and 390×844: what a person does
-// from the first run to the analytics of a view, across screens, through the real server.
+// The dashboard's journeys from issue 21: what a person does from the first run to the analytics
+// of a view, across screens, through the real server. Each width runs them in a test file of its
+// own (dashboard-journeys-desktop and -phone), so the two run side by side.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
-import { closeBrowser, openPage, until } from '../helpers/browser.js';
+import { openPage, until } from '../helpers/browser.js';
 import { checkScreen, openScreen, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { TEST_PASSWORD } from '../helpers/people.js';
 import { otpCodeIn, startSmtp, type ReceivedMail } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
-
-after(closeBrowser);
 
 /** The path and query of the link in a mail (the test server's PUBLIC_URL is not where it listens). */
 function linkIn(mail: ReceivedMail, path: RegExp): string {
@@ -40,7 +39,8 @@ async function requestAccess(app: { url: string }, linkId: string, email: string
   assert.equal((await visitor.post(`/v/${linkId}/access`, { email })).status, 303);
 }
 
-for (const { name: width, viewport } of VIEWPORTS) {
+/** Every journey at one of the dashboard's two widths. */
+export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]): void {
   test(`journey at ${width} width: first run, sign in, upload two files, protect one, copy its link, a visitor's view in its analytics`, async (t) => {
     const smtp = await startSmtp(t);
     const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
