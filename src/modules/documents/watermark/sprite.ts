@@ -54,8 +54,8 @@ function inkStyle(line: MarkLine): string {
 export interface StampSprite {
   pageWidth: number;
   pageHeight: number;
-  xs: Int16Array;
-  ys: Int16Array;
+  xs: Int32Array;
+  ys: Int32Array;
   alphas: Uint8Array;
   greys: Uint8Array;
   /** top-left corners of the copies on the page, x and y interleaved */
@@ -79,7 +79,7 @@ export async function drawStampSprite(stamp: WatermarkStamp, pageWidth: number, 
     tiles[n * 2] = Math.round(x) + left;
     tiles[n * 2 + 1] = Math.round(pageHeight - y) + top;
   });
-  return { pageWidth, pageHeight, ...inked, tiles, bytes: inked.xs.length * 6 + tiles.byteLength };
+  return { pageWidth, pageHeight, ...inked, tiles, bytes: inked.xs.length * 10 + tiles.byteLength };
 }
 
 type InkedPixels = Pick<StampSprite, 'xs' | 'ys' | 'alphas' | 'greys'>;
@@ -161,7 +161,7 @@ async function turnedLine(
       greys.push(Math.round(ink / alpha));
     }
   }
-  return { inked: { xs: Int16Array.from(xs), ys: Int16Array.from(ys), alphas: Uint8Array.from(alphas), greys: Uint8Array.from(greys) }, left, top };
+  return { inked: { xs: Int32Array.from(xs), ys: Int32Array.from(ys), alphas: Uint8Array.from(alphas), greys: Uint8Array.from(greys) }, left, top };
 }
 
 /**
