@@ -35,6 +35,13 @@ async function onPostgres<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
+/** `baseUrl` pointed at the database `name` on the same server. */
+function databaseUrl(baseUrl: string, name: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
 let processDatabase: Promise<string> | undefined;
 let dropProcessDatabase: (() => Promise<unknown>) | undefined;
 // Registered while the test file loads, so it runs once, after all of the file's tests.
@@ -50,9 +57,7 @@ function databaseOfThisProcess(baseUrl: string): Promise<string> {
     const name = `linkvault_test_${process.pid}_${randomBytes(3).toString('hex')}`;
     await onPostgres(baseUrl, (client) => client.query(`create database ${name}`));
     dropProcessDatabase = () => onPostgres(baseUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    return url.href;
+    return databaseUrl(baseUrl, name);
   })();
   return processDatabase;
 }
@@ -93,9 +98,7 @@ function migratedTemplate(): Promise<string> {
     const name = `linkvault_template_${process.pid}_${randomBytes(3).toString('hex')}`;
     await onPostgres(baseUrl, (client) => client.query(`create database ${name}`));
     dropTemplate = () => onPostgres(baseUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    await migrated({ kind: 'postgres', url: url.href });
+    await migrated({ kind: 'postgres', url: databaseUrl(baseUrl, name) });
     return name;
   })();
   return template;
@@ -121,9 +124,7 @@ async function migratedCopy(t: TestContext, dataDir: string): Promise<string | u
   const name = `linkvault_test_${process.pid}_${randomBytes(6).toString('hex')}`;
   await onPostgres(baseUrl, (client) => client.query(`create database ${name} template ${source}`));
   t.after(() => onPostgres(baseUrl, (client) => client.query(`drop database if exists ${name} with (force)`)));
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return url.href;
+  return databaseUrl(baseUrl, name);
 }
 
 const NO_LIBREOFFICE = 'none';
