@@ -87,17 +87,18 @@ export function createLocalBlobStore(dir: string): BlobStore {
   async function moveIntoPlace(tmp: string, target: string): Promise<void> {
     const folder = path.dirname(target);
     let firstCreated: string | undefined;
-    // A concurrent delete may prune the folder between mkdir and rename: make it again.
+    // A concurrent delete may prune the folder between mkdir and rename, or while mkdir finds it
+    // already there and checks it (which then fails with ENOENT too): make it again.
     for (let attempt = 1; ; attempt++) {
-      const created = await fsp.mkdir(folder, { recursive: true });
-      if (created !== undefined && (firstCreated === undefined || created.length < firstCreated.length)) {
-        firstCreated = created;
-      }
       try {
+        const created = await fsp.mkdir(folder, { recursive: true });
+        if (created !== undefined && (firstCreated === undefined || created.length < firstCreated.length)) {
+          firstCreated = created;
+        }
         await fsp.rename(tmp, target);
         break;
       } catch (error) {
-        if (!hasCode(error, 'ENOENT') || attempt === 3) throw error;
+        if (!hasCode(error, 'ENOENT') || attempt === 5) throw error;
       }
     }
     const changedFolders = [folder];
