@@ -177,7 +177,11 @@ export async function startApp(t: TestContext, options: { env?: Record<string, s
   const runtime = await createRuntime(loadConfig(env), { clock: options.clock });
   const app = await buildApp(runtime);
   close = async () => {
-    await app.close();
+    // The test is over: every connection goes now. One kept alive by an answer still streaming
+    // when close() began would otherwise hold it for the server's 72 s keep-alive timeout.
+    const closing = app.close();
+    app.server.closeAllConnections();
+    await closing;
     await runtime.close();
   };
   runtime.startBackgroundWork();
