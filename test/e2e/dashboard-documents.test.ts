@@ -64,9 +64,17 @@ test('the list: tabs with their counts, search, sort, pages of 50, gate chips; a
       await rowOf(page, 'short-lived.txt').waitFor({ state: 'detached' });
       await rowOf(page, 'report-01.txt').waitFor();
 
+      // Another order patches the same rows for other links: what was copied or opened stays with its own link.
       const firstRow = page.locator('tbody tr').first();
+      await firstRow.getByRole('button', { name: 'Copy link' }).click();
+      await firstRow.locator('[data-copied="true"]').waitFor();
+      await firstRow.locator('summary', { hasText: 'Actions' }).click();
+      await firstRow.locator('details[open]').waitFor();
       await page.getByLabel('Sort by').selectOption({ label: 'Name, Z to A' });
       await until(async () => /^Zeta gated\.txt/.test((await firstRow.textContent()) ?? ''));
+      assert.equal(await page.locator('tbody [data-copied], tbody details[open]').count(), 0);
+      await chooseAction(page, 'Zeta gated.txt', 'Replace file');
+      await page.getByRole('dialog', { name: 'Replace Zeta gated.txt' }).getByRole('button', { name: 'Close' }).click();
       await page.getByText('1–50 of 51').waitFor();
       await page.getByLabel('Sort by').selectOption({ label: 'Name, A to Z' });
       await until(async () => /^report-01\.txt/.test((await firstRow.textContent()) ?? ''));

@@ -2,7 +2,11 @@ import { useState } from 'preact/hooks';
 import { t } from '../i18n/index.js';
 import { toast } from './toast.js';
 
-/** Copies `text` to the clipboard and says so; the label stays what it is for ("Copy link"). */
+/**
+ * Copies `text` to the clipboard and says so; the label stays what it is for ("Copy link").
+ * "Copied" belongs to the text that was copied, so a button reused for another link (the next
+ * page of a list patches the same rows) never shows it for a link that was not copied.
+ */
 export function CopyButton({
   text,
   label = t('action.copyLink'),
@@ -12,7 +16,7 @@ export function CopyButton({
   label?: string;
   class?: string;
 }) {
-  const [copied, setCopied] = useState(false);
+  const [copiedText, setCopiedText] = useState<string | null>(null);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
@@ -27,12 +31,12 @@ export function CopyButton({
       document.execCommand('copy');
       field.remove();
     }
-    setCopied(true);
+    setCopiedText(text);
     toast(t('action.copied'));
-    setTimeout(() => setCopied(false), 2000);
+    setTimeout(() => setCopiedText((current) => (current === text ? null : current)), 2000);
   };
   return (
-    <button type="button" class={className} onClick={() => void copy()} data-copied={copied ? 'true' : undefined}>
+    <button type="button" class={className} onClick={() => void copy()} data-copied={copiedText === text ? 'true' : undefined}>
       {label}
     </button>
   );

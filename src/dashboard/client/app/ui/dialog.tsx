@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n/index.js';
 
 /**
@@ -50,10 +50,18 @@ interface ConfirmRequest {
 /** Asks before anything is deleted: `const [confirm, confirmDialog] = useConfirm()`; `if (await confirm({...}))`. */
 export function useConfirm(): [(question: { title: string; text?: string; action?: string }) => Promise<boolean>, ComponentChildren] {
   const [request, setRequest] = useState<ConfirmRequest | null>(null);
-  const confirm = (question: { title: string; text?: string; action?: string }) =>
-    new Promise<boolean>((resolve) =>
-      setRequest({ title: question.title, text: question.text ?? t('confirm.irreversible'), action: question.action ?? t('action.delete'), resolve }),
-    );
+  const confirm = useCallback(
+    (question: { title: string; text?: string; action?: string }) =>
+      new Promise<boolean>((resolve) =>
+        setRequest({
+          title: question.title,
+          text: question.text ?? t('confirm.irreversible'),
+          action: question.action ?? t('action.delete'),
+          resolve,
+        }),
+      ),
+    [],
+  );
   const answer = (confirmed: boolean) => {
     request?.resolve(confirmed);
     setRequest(null);

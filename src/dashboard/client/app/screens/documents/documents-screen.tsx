@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { invalidate } from '../../api/query.js';
 import { t, tn } from '../../i18n/index.js';
@@ -96,25 +96,37 @@ export function DocumentsScreen() {
   useEffect(() => changeView({ search: settledSearch, page: 1 }), [settledSearch]);
   const list = useLinkList(view);
 
-  const select = (ids: string[], on: boolean) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      ids.forEach((id) => (on ? next.add(id) : next.delete(id)));
-      return next;
-    });
+  const select = useCallback(
+    (ids: string[], on: boolean) =>
+      setSelected((current) => {
+        const next = new Set(current);
+        ids.forEach((id) => (on ? next.add(id) : next.delete(id)));
+        return next;
+      }),
+    [],
+  );
 
-  const remove = async (link: LinkItem) => {
-    if (!(await confirm({ title: t('confirm.deleteTitle', { name: link.name }), text: t('documents.delete.text') }))) return;
-    try {
-      await ok(api.DELETE('/api/links/{id}', { params: { path: { id: link.id } } }));
-      select([link.id], false);
-      await invalidate('links');
-      toast(t('documents.delete.done', { name: link.name }));
-    } catch (caught) {
-      toast((caught as Error).message, 'error');
-    }
-  };
-  const act = (action: LinkAction, link: LinkItem) => (action === 'delete' ? void remove(link) : setDialog({ action, link }));
+  const remove = useCallback(
+    async (link: LinkItem) => {
+      if (!(await confirm({ title: t('confirm.deleteTitle', { name: link.name }), text: t('documents.delete.text') }))) return;
+      try {
+        await ok(api.DELETE('/api/links/{id}', { params: { path: { id: link.id } } }));
+        select([link.id], false);
+        await invalidate('links');
+        toast(t('documents.delete.done', { name: link.name }));
+      } catch (caught) {
+        toast((caught as Error).message, 'error');
+      }
+    },
+    [confirm, select],
+  );
+  const act = useCallback((action: LinkAction, link: LinkItem) => (action === 'delete' ? void remove(link) : setDialog({ action, link })), [remove]);
+  // The same element while another page loads: Preact skips the fifty rows, so the request leaves without waiting for them.
+  const links = list.data?.links;
+  const rows = useMemo(
+    () => links && links.length > 0 && <LinkRows links={links} selected={selected} onSelect={select} onAction={act} />,
+    [links, selected, select, act],
+  );
 
   return (
     <>
@@ -135,11 +147,7 @@ export function DocumentsScreen() {
       {!list.data && !list.error && <Skeleton rows={6} />}
       {list.data && (
         <div aria-busy={list.stale}>
-          {list.data.links.length === 0 ? (
-            <NoLinks view={view} />
-          ) : (
-            <LinkRows links={list.data.links} selected={selected} onSelect={select} onAction={act} />
-          )}
+          {rows || <NoLinks view={view} />}
           <Pagination page={list.data.pagination.page} limit={PAGE_SIZE} total={list.data.pagination.total} onPage={(page) => changeView({ page })} />
         </div>
       )}

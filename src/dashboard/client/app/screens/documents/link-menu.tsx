@@ -8,10 +8,13 @@ export type LinkAction = 'replace' | 'downloadToken' | 'delete';
 /**
  * A link's actions behind one "Actions" button: a disclosure (native <details>) that the
  * keyboard opens with Enter or Space and that closes on Escape, a click elsewhere, or a choice.
+ * It is open for the link it was opened for: when the next page of the list puts another link
+ * in the same row, the menu closes instead of being built again.
  */
 export function LinkMenu({ link, onAction }: { link: LinkItem; onAction: (action: LinkAction, link: LinkItem) => void }) {
   const menu = useRef<HTMLDetailsElement>(null);
-  const [open, setOpen] = useState(false);
+  const [openFor, setOpenFor] = useState<string | null>(null);
+  const open = openFor === link.id;
   const close = () => {
     if (menu.current) menu.current.open = false;
   };
@@ -38,7 +41,7 @@ export function LinkMenu({ link, onAction }: { link: LinkItem; onAction: (action
   };
   const base = `/app/documents/${encodeURIComponent(link.id)}`;
   return (
-    <details ref={menu} class="documents-menu" onToggle={(event) => setOpen(event.currentTarget.open)}>
+    <details ref={menu} class="documents-menu" open={open} onToggle={(event) => setOpenFor(event.currentTarget.open ? link.id : null)}>
       <summary class="button secondary small">
         {t('documents.actions')}
         <span class="visually-hidden"> {t('documents.actionsFor', { name: link.name })}</span>

@@ -38,9 +38,8 @@ function SelectBox({ link, selected, onSelect }: { link: LinkItem } & Pick<RowsP
 function RowActions({ link, onAction }: { link: LinkItem; onAction: RowsProps['onAction'] }) {
   return (
     <div class="documents-row-actions">
-      {/* Keyed by the link: a "Copied" state or an open menu never passes to the next page's link in this row. */}
-      <CopyButton key={`copy-${link.id}`} text={link.viewer_url} />
-      <LinkMenu key={`menu-${link.id}`} link={link} onAction={onAction} />
+      <CopyButton text={link.viewer_url} />
+      <LinkMenu link={link} onAction={onAction} />
     </div>
   );
 }
