@@ -28,6 +28,9 @@ function seeder(app: TestApp, clock: { now: number }) {
           mime: 'application/pdf',
           created_at: TODAY - 40 * DAY,
           expires_at: options.expiresAt ?? TODAY + 7 * DAY,
+          // An expired link was already noticed, as the expiry job would have done. Left for the job,
+          // it would record link.expired at whatever time its own timer fires during the seeding.
+          expiry_noticed_at: options.expiresAt !== undefined && options.expiresAt <= TODAY ? options.expiresAt : null,
           is_active: options.active === false ? 0 : 1,
         })
         .execute();
