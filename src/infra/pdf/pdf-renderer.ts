@@ -15,7 +15,7 @@ export class PdfOpenError extends Error {
   }
 }
 
-/** One rendered page: RGBA pixels, `width` × `height`. */
+/** One rendered page: opaque RGBA pixels, `width` × `height`. */
 export interface RenderedPage {
   rgba: Buffer;
   width: number;
@@ -63,14 +63,9 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
       const page = pageAt(number);
       const { originalWidth, originalHeight } = page.getOriginalSize();
       const height = Math.max(1, Math.min(MAX_SIDE, Math.round((originalHeight * width) / Math.max(originalWidth, 1))));
+      // The library draws on an opaque white fill with PDFium's reverse byte order: RGBA, as image libraries read it.
       const image = await page.render({ width, height, render: 'bitmap' });
       const rgba = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength);
-      // PDFium draws BGRA; swap to the RGBA every image library reads.
-      for (let i = 0; i < rgba.length; i += 4) {
-        const blue = rgba[i]!;
-        rgba[i] = rgba[i + 2]!;
-        rgba[i + 2] = blue;
-      }
       return { rgba, width: image.width, height: image.height };
     },
     pageText: (number) => pageAt(number).getText(),

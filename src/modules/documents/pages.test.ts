@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
 import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, uploadForm } from '../../../test/helpers/files.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
-import { makePdf } from '../../../test/helpers/pdf.js';
+import { BANDS, makeBandsPdf, makePdf } from '../../../test/helpers/pdf.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 
@@ -65,6 +66,45 @@ test('a PDF is rendered page by page: status in the API, page images and text fo
   assert.equal(thumbnail.status, 200);
   assert.equal(thumbnail.headers.get('content-type'), 'image/webp');
   assert.equal((await http.get(`/api/links/${id}/pages/9/thumbnail`)).status, 404);
+});
+
+/** The strongest channel (0 red, 1 green, 2 blue) in the middle of each of the image's bands, top to bottom. */
+async function bandChannels(image: Buffer): Promise<number[]> {
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  const bandHeight = height / BANDS.length;
+  return Promise.all(
+    BANDS.map(async (_band, index) => {
+      const area = {
+        left: Math.round(width / 3),
+        top: Math.round((index + 1 / 3) * bandHeight),
+        width: Math.round(width / 3),
+        height: Math.round(bandHeight / 3),
+      };
+      // stats() reads its input whole: the area is cut out first.
+      const cut = await sharp(image).extract(area).png().toBuffer();
+      const means = (await sharp(cut).stats()).channels.slice(0, 3).map((channel) => channel.mean);
+      return means.indexOf(Math.max(...means));
+    }),
+  );
+}
+
+test("a page's image, thumbnail and stamped copy keep the PDF's colours", async (t) => {
+  const app = await startApp(t);
+  const { http, apiKey } = await app.createAccount('professional');
+  const pdf = await makeBandsPdf();
+  const clean = await createLink(http, pdf, 'Colours.pdf');
+  const stamped = await createLink(http, pdf, 'Colours, watermarked.pdf', { hasWatermark: '1' });
+  await documentOf(http, clean);
+  await documentOf(http, stamped);
+  const expected = BANDS.map((_color, index) => index);
+
+  const owner = await fetch(`${app.url}/api/links/${clean}/pages/1/thumbnail`, { headers: { authorization: `Bearer ${apiKey}` } });
+  assert.deepEqual(await bandChannels(Buffer.from(await owner.arrayBuffer())), expected, "the owner's thumbnail");
+  const { visitor } = await viewing(app, clean);
+  assert.deepEqual(await bandChannels((await visitor.get(`/v/${clean}/pages/1`)).bytes), expected, 'the page image');
+  assert.deepEqual(await bandChannels((await visitor.get(`/v/${clean}/pages/1/thumbnail`)).bytes), expected, "the visitor's thumbnail");
+  const watermarked = await viewing(app, stamped);
+  assert.deepEqual(await bandChannels((await watermarked.visitor.get(`/v/${stamped}/pages/1`)).bytes), expected, 'the stamped page');
 });
 
 test('preview pages: only pages 1..N exist for visitors; a watermark hides the text and stamps every image', async (t) => {
