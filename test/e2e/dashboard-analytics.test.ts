@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
-import { checkScreen, openScreen, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
+import { checkScreen, installClock, openScreen, refreshNow, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { VisitorClient } from '../helpers/visitor.js';
 
@@ -13,6 +13,7 @@ for (const { name: width, viewport } of VIEWPORTS) {
     const app = await startApp(t);
     const { accountId, http } = await app.createAccount();
     const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    await installClock(page);
     await openScreen(page, app, '/app/analytics', 'Analytics');
     await page.getByRole('heading', { name: 'No views yet' }).waitFor();
     await checkScreen(page, `analytics-empty-${width}`);
@@ -22,8 +23,9 @@ for (const { name: width, viewport } of VIEWPORTS) {
     for (const id of [deck, deck, memo]) assert.equal((await new VisitorClient(app.url).get(`/v/${id}`)).status, 200);
 
     // The screen refreshes itself: the views arrive without a reload.
+    await refreshNow(page);
     const views = page.locator('.link-total', { hasText: 'Views' }).locator('dd');
-    await views.filter({ hasText: '3' }).waitFor({ timeout: 20_000 });
+    await views.filter({ hasText: '3' }).waitFor();
     const top = page.getByRole('region', { name: 'Most viewed links' }).getByRole('link');
     assert.deepEqual(await top.allInnerTexts(), ['Deck.txt', 'Memo.txt']);
     assert.equal(await top.first().getAttribute('href'), `/app/documents/${deck}/analytics`);

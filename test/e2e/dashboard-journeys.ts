@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
 import { openPage, until } from '../helpers/browser.js';
-import { checkScreen, openScreen, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
+import { checkScreen, installClock, openScreen, refreshNow, signedInDashboard, VIEWPORTS, watchedPage } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { TEST_PASSWORD } from '../helpers/people.js';
 import { otpCodeIn, startSmtp, type ReceivedMail } from '../helpers/smtp.js';
@@ -45,6 +45,7 @@ export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]
     const smtp = await startSmtp(t);
     const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
     const page = await watchedPage(t, viewport);
+    await installClock(page);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
 
     // First run: the setup link the server prints makes the owner, who lands in the dashboard.
@@ -132,7 +133,8 @@ export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]
     await visitor.getByRole('button', { name: 'Open' }).click();
     await visitor.getByText('Board deck.txt').first().waitFor();
     // New views appear without a reload (the screen refreshes itself).
-    await page.getByText('dana@example.org').first().waitFor({ timeout: 20_000 });
+    await refreshNow(page);
+    await page.getByText('dana@example.org').first().waitFor();
     await checkScreen(page, `journey-analytics-${width}`);
   });
 

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeBrowser, openPage } from '../helpers/browser.js';
-import { checkScreen, DESKTOP, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
+import { checkScreen, DESKTOP, installClock, openScreen, PHONE, refreshNow, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
@@ -84,13 +84,15 @@ test('link analytics: a new view appears without a reload; the CSV downloads', a
   const { accountId, http } = await app.createAccount();
   const id = await createLink(http, 'quarterly numbers', 'Numbers.txt');
   const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  await installClock(page);
   await openScreen(page, app, `/app/documents/${id}/analytics`, 'Analytics: Numbers.txt');
   await page.getByText('No visitors yet').waitFor();
   assert.equal(await total(page, 'Views').textContent(), '0');
 
   const visitor = await openPage(t);
   await visitor.goto(`${app.url}/v/${id}`);
-  await total(page, 'Views').filter({ hasText: '1' }).waitFor({ timeout: 15_000 });
+  await refreshNow(page);
+  await total(page, 'Views').filter({ hasText: '1' }).waitFor();
   await page.getByRole('cell', { name: '127.0.0.x' }).waitFor();
   await checkScreen(page, 'link-analytics-desktop');
 
@@ -147,6 +149,7 @@ test('link analytics: who accepted the link’s agreement appears without a relo
   const nda = (await http.post('/api/agreements', { name: 'Mutual NDA', text: 'Keep it to yourself.' })).body.id as number;
   const id = await createLink(http, 'the memo', 'Memo.txt', { agreementId: String(nda) });
   const { page } = await signedInDashboard(t, app, { accountId });
+  await installClock(page);
   await openScreen(page, app, `/app/documents/${id}/analytics`, /Memo\.txt/);
   const acceptances = page.getByRole('region', { name: 'Agreement accepted by' });
   await acceptances.getByRole('heading', { name: 'Nobody has accepted it yet' }).waitFor();
@@ -154,7 +157,8 @@ test('link analytics: who accepted the link’s agreement appears without a relo
   const visitor = new VisitorClient(app.url);
   await visitor.get(`/v/${id}`);
   assert.equal((await visitor.post(`/v/${id}/agreement`, { name: 'Ana Lima', email: 'ana@fund.example', agree: 'yes' })).status, 303);
-  await acceptances.getByRole('cell', { name: /Ana Lima/ }).waitFor({ timeout: 30_000 });
+  await refreshNow(page);
+  await acceptances.getByRole('cell', { name: /Ana Lima/ }).waitFor();
   assert.equal(await acceptances.getByRole('link', { name: 'Export CSV' }).getAttribute('href'), `/api/links/${id}/agreements?format=csv`);
   await checkScreen(page, 'link-acceptances');
 });
