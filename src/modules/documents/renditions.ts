@@ -117,8 +117,8 @@ export function createRenditions(deps: {
    */
   async function renderPage(document: repo.DocumentRow, pdf: OpenedPdf, number: number): Promise<void> {
     const { default: sharp } = await import('sharp');
-    // The thumbnail is drawn at its own size: PDFium does that in a tenth of the time of scaling the page down.
     const page = await pdf.renderPage(number, PAGE_WIDTH);
+    // The thumbnail is drawn at its own size: PDFium does that in a tenth of the time of scaling the page down.
     const small = await pdf.renderPage(number, THUMBNAIL_WIDTH);
     // The pages are opaque: no alpha plane to encode.
     const pixels = (drawn: RenderedPage) => sharp(drawn.rgba, { raw: { width: drawn.width, height: drawn.height, channels: 4 } }).removeAlpha();
