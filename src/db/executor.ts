@@ -13,6 +13,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A row named a parent that is not there (deleted meanwhile by another request), on either database. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /** Work that must commit or roll back with a change, given the change's transaction and result. */
 export type CommitsWith<T> = (trx: Executor, result: T) => Promise<void>;
 

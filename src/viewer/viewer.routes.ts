@@ -219,7 +219,11 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
       if (isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, await visitorAt(request, place)));
-      const entered = await visits.enter(place.linkId, await visitorAt(request, place), { checkoutSessionId: request.query.session_id });
+      const visitor = await visitorAt(request, place);
+      const entered = await visits.enter(place.linkId, visitor, { checkoutSessionId: request.query.session_id }).catch(async (error) => {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return visits.page(place.linkId, visitor);
+      });
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
       return renderState(reply, place, entered);

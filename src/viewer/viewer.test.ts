@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { createLink } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
@@ -107,6 +108,45 @@ test('states: not found 404, expired 410, view limit 410', async (t) => {
   const expired = await visitor.get(`/v/${shortLived}`);
   assert.equal(expired.status, 410);
   assert.match(expired.text, /expired/);
+});
+
+test('a link deleted while a visitor opens it, passes its gate or reports a page is met as absent, never as a server error', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const open = await createLink(http, 'x', 'x.txt');
+  const guarded = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const read = await createLink(http, await makePdf(2), 'read.pdf');
+  const reader = new VisitorClient(app.url);
+  assert.equal((await reader.get(`/v/${read}`)).status, 200);
+  // The owner's delete lands right after the visitor's request has read the link, every time.
+  const doomed = new Set([open, guarded]);
+  const { links } = app.runtime.services;
+  const find = links.findForVisitor;
+  links.findForVisitor = async (id) => {
+    const link = await find(id);
+    if (link && doomed.delete(id)) await http.delete(`/api/links/${id}`);
+    return link;
+  };
+
+  const opened = await new VisitorClient(app.url).get(`/v/${open}`);
+  assert.equal(opened.status, 404);
+  assert.match(opened.text, /<!doctype html>[\s\S]*Document not found/i);
+  const passed = await new VisitorClient(app.url).post(`/v/${guarded}/password`, { password: 'correct horse' });
+  assert.equal(passed.status, 404);
+  assert.match(passed.text, /Document not found/);
+  for (const id of [open, guarded]) assert.equal((await http.get(`/api/links/${id}`)).status, 404, 'the owner deleted each meanwhile');
+
+  // A page report whose visit goes between the session check and the write: the database drops
+  // the visit as the report is written (and rolls that back with the failed write).
+  const { db } = app.runtime.database;
+  if (app.runtime.config.database.kind === 'postgres') {
+    await sql`create function drop_visit() returns trigger language plpgsql as $$
+      begin delete from visits where id = new.visit_id; return new; end $$`.execute(db);
+    await sql`create trigger drop_visit before insert on page_views for each row execute function drop_visit()`.execute(db);
+  } else {
+    await sql`create trigger drop_visit before insert on page_views begin delete from visits where id = new.visit_id; end`.execute(db);
+  }
+  assert.equal((await reader.postJson(`/v/${read}/track`, { page: 1, seconds: 5 })).status, 403);
 });
 
 test('maxViews holds under a race: 50 visitors, maxViews=10, exactly 10 sessions', async (t) => {

@@ -1,7 +1,7 @@
-import type { Clock, Executor } from '../../db/executor.js';
+import { isForeignKeyViolation, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow, VisitRow } from '../../db/types.js';
-import { badRequest, forbidden, tooManyRequests, unprocessable } from '../../core/errors.js';
+import { badRequest, forbidden, notFound, tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -20,6 +20,8 @@ import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visit
 const GATE_WINDOW_MS = 7 * 86_400_000;
 const PASSWORD_TRIES = 10;
 const PASSWORD_WINDOW_MS = 10 * 60_000;
+/** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
+const linkGone = () => notFound('Link');
 
 export interface Visitor {
   /** the visit cookie's token, if the browser sent one */
@@ -224,17 +226,23 @@ export function createVisitsService(deps: {
     if (existing && visitor.token) return { visit: existing, token: visitor.token };
     const token = randomBase62(32);
     const now = clock();
-    await insertVisit(db, {
-      tokenHash: sha256Hex(token),
-      linkId: link.id,
-      ip: visitor.ip,
-      userAgent: visitor.userAgent,
-      now,
-      expiresAt: now + GATE_WINDOW_MS,
-      email: roomVisit?.email ?? null,
-      otpPassed: link.requires_otp === 1 && passesOtpWith(link, verifiedEmailOf(roomVisit)),
-    });
-    return { visit: (await findLiveVisit(db, sha256Hex(token), link.id, now))!, token };
+    try {
+      await insertVisit(db, {
+        tokenHash: sha256Hex(token),
+        linkId: link.id,
+        ip: visitor.ip,
+        userAgent: visitor.userAgent,
+        now,
+        expiresAt: now + GATE_WINDOW_MS,
+        email: roomVisit?.email ?? null,
+        otpPassed: link.requires_otp === 1 && passesOtpWith(link, verifiedEmailOf(roomVisit)),
+      });
+    } catch (error) {
+      throw isForeignKeyViolation(error) ? linkGone() : error;
+    }
+    const visit = await findLiveVisit(db, sha256Hex(token), link.id, now);
+    if (!visit) throw linkGone();
+    return { visit, token };
   }
 
   /**
@@ -345,8 +353,10 @@ export function createVisitsService(deps: {
         await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
         return true;
       });
-      if (!opened) return pageOf({ link, room, state: { step: 'view-limit' } });
-      const session = (await findLiveVisit(db, sha256Hex(token), link.id, now))!;
+      // Its cap reached meanwhile, or the link deleted: a fresh look says which.
+      if (!opened) return pageOf(await look(linkId, visitor));
+      const session = await findLiveVisit(db, sha256Hex(token), link.id, now);
+      if (!session) throw linkGone();
       const page = await pageOf(
         { link, room, visit: session, state: { step: 'session', session: visitorSessionOf(session) } },
         options.checkoutSessionId,
@@ -469,7 +479,13 @@ export function createVisitsService(deps: {
     async trackPage(linkId: string, visitor: Visitor, page: number, seconds: number): Promise<boolean> {
       const { visit, state } = await look(linkId, visitor);
       if (!visit || state.step !== 'session') return false;
-      await insertPageView(db, { visitId: visit.id, page, seconds, now: clock() });
+      try {
+        await insertPageView(db, { visitId: visit.id, page, seconds, now: clock() });
+      } catch (error) {
+        // The link, and its visits with it, were deleted meanwhile: a session that no longer is.
+        if (isForeignKeyViolation(error)) return false;
+        throw error;
+      }
       return true;
     },
   };
