@@ -296,6 +296,28 @@ test('download tokens: original bytes with Range support; spent, unknown and exp
   assert.equal((await downloadOriginal(app.url, id, foreignToken)).response.status, 403, "another link's token");
 });
 
+test("a token asked for a link its owner deletes meanwhile is 404, never the database's refusal as a 500", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt');
+  // The owner's delete lands between the token request's check of the link and its write.
+  const { links } = app.runtime.services;
+  const ownLink = links.ownLink;
+  let deletePending = true;
+  links.ownLink = async (...args) => {
+    const link = await ownLink(...args);
+    if (deletePending) {
+      deletePending = false;
+      await http.delete(`/api/links/${id}`);
+    }
+    return link;
+  };
+  const response = await http.post(`/api/links/${id}/download-tokens`, { uses: 1 });
+  assert.equal(response.status, 404);
+  assert.match(response.body.error, /deleted while it ran/);
+  assert.equal((await http.get(`/api/links/${id}`)).status, 404, 'the owner deleted it meanwhile');
+});
+
 test("tenancy: every link route answers 404 for another account's link", async (t) => {
   const app = await startApp(t);
   const alice = await app.createAccount('professional');
