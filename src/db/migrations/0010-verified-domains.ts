@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { randomBase62 } from '../../infra/crypto/tokens.js';
+import { randomBytes } from 'node:crypto';
 
 /** The columns this migration reads and writes, as they are at this point of the history. */
 interface BrandingClaims {
@@ -15,12 +15,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('branding').addColumn('custom_domain_token', 'text').execute();
 
   // Domains set before verification existed were never proven: they wait for it like new claims.
+  // (A migration keeps to node:crypto rather than the app's token helper, so that it never changes
+  // once run; 32 hex characters hold the 128 random bits of the app's own tokens.)
   const claims = db as Kysely<BrandingClaims>;
   const claimed = await claims.selectFrom('branding').select(['account_id', 'custom_domain']).where('custom_domain', 'is not', null).execute();
   for (const row of claimed) {
     await claims
       .updateTable('branding')
-      .set({ custom_domain: null, custom_domain_pending: row.custom_domain, custom_domain_token: `linkvault-verify=${randomBase62(32)}` })
+      .set({ custom_domain: null, custom_domain_pending: row.custom_domain, custom_domain_token: `linkvault-verify=${randomBytes(16).toString('hex')}` })
       .where('account_id', '=', row.account_id)
       .execute();
   }
