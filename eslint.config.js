@@ -21,6 +21,10 @@ const SERVER_CODE = refuse(
   'The dashboard is a client of the REST API: it imports its own files and browser packages, never server code.',
 );
 const CORE = refuse('(^|/)core/', 'infra/ and db/ sit below core/: they must not import it.');
+const OUTSIDE_MIGRATIONS = refuse(
+  '^\\.\\./',
+  "A migration imports only Kysely, Node and the migrations' own helpers: once run, it must not change with shared code.",
+);
 
 /** Kysely's query builders: SQL lives in *.repo.ts and db/ only. */
 const QUERY_BUILDERS = ['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'selectNoFrom'];
@@ -83,4 +87,5 @@ export default tseslint.config(
   // Tests of infra/ build their fixtures through modules' repos (an account row to mail for).
   layer({ files: ['src/infra/**/*.ts'], ignores: ['**/*.repo.ts', '**/*.test.ts'], refused: [WEB_LAYER, MODULES, CORE], sql: false }),
   layer({ files: ['src/infra/**/*.repo.ts', 'src/db/**/*.ts'], ignores: ['**/*.test.ts'], refused: [WEB_LAYER, MODULES, CORE], sql: true }),
+  layer({ files: ['src/db/migrations/0*.ts'], ignores: ['**/*.test.ts'], refused: [OUTSIDE_MIGRATIONS], sql: true }),
 );
