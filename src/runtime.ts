@@ -14,7 +14,8 @@ import { createMailer, MAIL_JOB, transportSettingsFromUrl } from './infra/mail/i
 import { createSafeHttpClient } from './infra/http/safe-fetch.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
-import { createAccountRecords, createAccountsService } from './modules/accounts/accounts.service.js';
+import { createAccountRecords } from './modules/accounts/account-records.js';
+import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { countDownload, countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';

@@ -7,7 +7,7 @@ import { StringId } from '../core/schemas.js';
 import { ROOM_MIME } from '../modules/links/links.service.js';
 import type { PortalAccessService, PortalClient, PortalCookie, PortalPage } from '../modules/portals/portal-access.service.js';
 import { PORTAL_SLUG_PATTERN } from '../modules/portals/portals.service.js';
-import type { Visitor } from '../modules/visits/visits.service.js';
+import type { Visitor } from '../modules/visits/visitor.js';
 import type { BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, pathNamesNothing, sendPage } from './render.js';
 import { readSessionToken, setSessionCookie, setVisitCookie } from '../core/web/visit-cookie.js';

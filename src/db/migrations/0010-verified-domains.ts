@@ -22,7 +22,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const row of claimed) {
     await claims
       .updateTable('branding')
-      .set({ custom_domain: null, custom_domain_pending: row.custom_domain, custom_domain_token: `linkvault-verify=${randomBytes(16).toString('hex')}` })
+      .set({
+        custom_domain: null,
+        custom_domain_pending: row.custom_domain,
+        custom_domain_token: `linkvault-verify=${randomBytes(16).toString('hex')}`,
+      })
       .where('account_id', '=', row.account_id)
       .execute();
   }

@@ -4,23 +4,7 @@ import { unprocessable, notFound } from '../../core/errors.js';
 import type { Plan } from '../../core/plans.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { commandLineSource } from '../audit/audit.service.js';
-import { findAccountByEmail, findAccountById, findFirstAccountId, insertAccount, lockAccount, updateAccountPlan } from './accounts.repo.js';
-
-/**
- * The accounts table as other modules use it: read one account, or hold its lock for the rest
- * of a transaction (rules such as "at most 5 keys"). Needs nothing, so every service can have it.
- */
-export function createAccountRecords(deps: { db: Db }) {
-  const { db } = deps;
-  return {
-    byId: (accountId: number, executor: Executor = db) => findAccountById(executor, accountId),
-    byEmail: (email: string, executor: Executor = db) => findAccountByEmail(executor, email.trim().toLowerCase()),
-    firstId: (executor: Executor = db) => findFirstAccountId(executor),
-    lock: (trx: Executor, accountId: number) => lockAccount(trx, accountId),
-  };
-}
-
-export type AccountRecords = ReturnType<typeof createAccountRecords>;
+import { findAccountByEmail, insertAccount, updateAccountPlan } from './accounts.repo.js';
 
 /** Account administration: used by the CLI (the REST API has no account endpoints). */
 export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Pick<ApiKeysService, 'create' | 'forgetAccount'> }) {

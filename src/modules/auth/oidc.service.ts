@@ -4,7 +4,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { safeEqual } from '../../infra/crypto/tokens.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog } from '../audit/audit.service.js';
 import type { InvitationsService } from '../members/invitations.service.js';
 import type { MembersService } from '../members/members.service.js';

@@ -6,17 +6,9 @@ import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
-import type { VisitorSession } from '../visits/visits.service.js';
-import {
-  assertNotSoldOnly,
-  createDocumentsService,
-  documentView,
-  isWatermarked,
-  presentationOf,
-  purchaseOffer,
-  stampFor,
-  type DocumentContent,
-} from './documents.service.js';
+import type { VisitorSession } from '../visits/visitor.js';
+import { assertNotSoldOnly, documentView, isWatermarked, presentationOf, purchaseOffer, stampFor } from './document-view.js';
+import { createDocumentsService, type DocumentContent } from './documents.service.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0);
 const session: VisitorSession = { email: 'ana@example.com', ip: '203.0.113.7', viewId: 'K3Y9QZ', expiresAt: NOW + 3_600_000 };

@@ -12,10 +12,11 @@ import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { FileReader } from '../files/file-reader.js';
 import type { DocumentStatus, DocumentSummaries, DocumentSummary, LinksService } from '../links/links.service.js';
-import type { Visitor, VisitorSession, VisitsService } from '../visits/visits.service.js';
+import type { Visitor, VisitorSession } from '../visits/visitor.js';
+import type { VisitsService } from '../visits/visits.service.js';
 import * as repo from './documents.repo.js';
 import { isPaged, type Renditions } from './renditions.js';
-import { isWatermarked, stampFor } from './documents.service.js';
+import { isWatermarked, stampFor } from './document-view.js';
 import { drawStampSprite, stampPageImage, type StampSprite } from './watermark/index.js';
 
 export type PageImageKind = 'page' | 'thumbnail';

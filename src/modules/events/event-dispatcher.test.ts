@@ -4,7 +4,7 @@ import { openTestDatabase } from '../../../test/helpers/database.js';
 import { createJobRunner, listJobs, type JobRunnerDeps } from '../../infra/jobs/index.js';
 import type { Db } from '../../db/kysely.js';
 import { insertAccount } from '../accounts/accounts.repo.js';
-import { createAccountRecords } from '../accounts/accounts.service.js';
+import { createAccountRecords } from '../accounts/account-records.js';
 import { createAuditLog } from '../audit/audit.service.js';
 import { createIntegrationsService } from '../integrations/integrations.service.js';
 import { insertIntegration } from '../integrations/integrations.repo.js';

@@ -3,7 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import {
   countIntegrations,

@@ -5,7 +5,7 @@ import { isoTime } from '../../core/timestamps.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AuditLog } from '../audit/audit.service.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { countOwners, deleteMembership, findMembership, insertMembership, listAccountsOf, listMembers, updateRole } from './members.repo.js';
 

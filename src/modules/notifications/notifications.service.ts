@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import type { OutgoingMail } from '../../infra/mail/index.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import type { Decision, DecisionNotifier } from '../access-requests/access-requests.service.js';
 import { formatPrice } from '../payments/price.js';
 import type { PurchaseNotifier, PurchaseReceipt } from '../payments/stripe-webhook.service.js';

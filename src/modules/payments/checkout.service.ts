@@ -5,7 +5,9 @@ import { AppError, badRequest, forbidden, notFound, unprocessable } from '../../
 import type { EventRecorder } from '../events/events.service.js';
 import { isEmail } from '../links/link-settings.js';
 import { viewerPathOf } from '../links/links.service.js';
-import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import type { Visitor } from '../visits/visitor.js';
+import type { VisitsService } from '../visits/visits.service.js';
+import { isCheckoutSessionId, salePriceOf } from './sale.js';
 import { insertPurchase, purchaseExists, spendPurchaseDownload, type NewPurchase } from './payments.repo.js';
 import type { StripeConnect } from './connect.service.js';
 import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe-client.js';
@@ -14,18 +16,7 @@ import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe
 export const PURCHASE_DOWNLOADS = 5;
 export const PURCHASE_WINDOW_MS = 7 * 86_400_000;
 
-const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/;
 const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
-
-export const isCheckoutSessionId = (value: string) => CHECKOUT_SESSION_ID.test(value);
-
-/** What a link's original sells for, or null when it is not for sale. */
-export function salePriceOf(
-  link: Pick<LinkRow, 'kind' | 'require_payment' | 'download_price' | 'download_currency'>,
-): { amount: number; currency: string } | null {
-  if (link.kind !== 'file' || link.require_payment !== 1 || link.download_price === null || !link.download_currency) return null;
-  return { amount: link.download_price, currency: link.download_currency };
-}
 
 /** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
 export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPurchase | null {

@@ -2,7 +2,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import { findStripeAccount, findStripeAccountByStripeId, insertStripeAccount, updateChargesEnabled } from './payments.repo.js';
 import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe-client.js';

@@ -7,7 +7,8 @@ import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import { isEmail } from '../links/link-settings.js';
 import { isListedForVisitors } from '../links/links.service.js';
 import type { OtpService } from '../visits/otp.service.js';
-import type { Visitor, VisitsService } from '../visits/visits.service.js';
+import type { Visitor } from '../visits/visitor.js';
+import type { VisitsService } from '../visits/visits.service.js';
 import {
   deleteExpiredPortalSessions,
   deletePortalSession,

@@ -3,7 +3,7 @@ import { failureLevel } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { scheduledJob } from '../../core/periodic-job.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { maskIp } from '../events/event-types.js';
 import type { UsersService } from '../users/users.service.js';

@@ -10,11 +10,12 @@ import type { AgreementForVisitor, AgreementsService } from '../agreements/agree
 import type { BlockListService } from '../block-list/block-list.service.js';
 import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
-import { documentView, type DocumentView } from '../documents/documents.service.js';
+import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
 import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
+import type { Visitor, VisitorSession } from './visitor.js';
 
 /** How long a visit may take to pass its gates (waiting for approval included). */
 const GATE_WINDOW_MS = 7 * 86_400_000;
@@ -22,26 +23,6 @@ const PASSWORD_TRIES = 10;
 const PASSWORD_WINDOW_MS = 10 * 60_000;
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
-
-export interface Visitor {
-  /** the visit cookie's token, if the browser sent one */
-  token: string | undefined;
-  ip: string;
-  userAgent: string | null;
-  /** Set when the request came in on an account's custom domain: only that account's links exist there. */
-  hostAccountId?: number;
-  /** Set when the link is opened inside a data room: the room, and the token of the visitor's visit of it. */
-  room?: { id: string; token: string | undefined };
-}
-
-/** Who holds a view session: what the watermark names and the purchase form pre-fills. */
-export interface VisitorSession {
-  email: string | null;
-  ip: string;
-  /** the short id the watermark carries */
-  viewId: string;
-  expiresAt: number;
-}
 
 const visitorSessionOf = (visit: VisitRow): VisitorSession => ({
   email: visit.email,

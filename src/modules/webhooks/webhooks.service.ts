@@ -4,7 +4,7 @@ import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
-import type { AccountRecords } from '../accounts/accounts.service.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { NewEvent } from '../events/event-types.js';
 import { newMessageId, newSigningSecret, publicEventType, webhookBody, type WebhookEventType } from './webhook-messages.js';

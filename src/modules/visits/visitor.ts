@@ -1,0 +1,20 @@
+/** Who a visitor's request comes from, and what their view session says of them (a leaf: services of several modules name these). */
+export interface Visitor {
+  /** the visit cookie's token, if the browser sent one */
+  token: string | undefined;
+  ip: string;
+  userAgent: string | null;
+  /** Set when the request came in on an account's custom domain: only that account's links exist there. */
+  hostAccountId?: number;
+  /** Set when the link is opened inside a data room: the room, and the token of the visitor's visit of it. */
+  room?: { id: string; token: string | undefined };
+}
+
+/** Who holds a view session: what the watermark names and the purchase form pre-fills. */
+export interface VisitorSession {
+  email: string | null;
+  ip: string;
+  /** the short id the watermark carries */
+  viewId: string;
+  expiresAt: number;
+}
