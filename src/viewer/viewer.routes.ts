@@ -220,8 +220,9 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     app.get(url, { schema: { hide: true, params: PlaceParams, querystring: ReturnQuery }, attachValidation: true }, async (request, reply) => {
       if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
-      if (isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, await visitorAt(request, place)));
       const visitor = await visitorAt(request, place);
+      if (isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
+      // A refusal while the visit begins (the link deleted meanwhile) shows the page as it now stands.
       const entered = await visits.enter(place.linkId, visitor, { checkoutSessionId: request.query.session_id }).catch(async (error) => {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         return visits.page(place.linkId, visitor);
