@@ -1,3 +1,8 @@
+/**
+ * How a document is shown to a visitor: its presentation, the watermark (a room's included), the
+ * sold-only refusal and the purchase offer. Pure rules over the link row, read by the visits,
+ * pages and documents services.
+ */
 import { forbidden } from '../../core/errors.js';
 import type { LinkRow } from '../../db/types.js';
 import { viewerPathOf } from '../links/links.service.js';
