@@ -26,6 +26,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { formatValue, REPO_ROOT, runBench } from './lib/harness.js';
 import { median, startLinkvaultProcess, type LinkvaultProcess } from './lib/files.js';
 import { seedLinks } from './lib/links.js';
+import { timedGet } from './lib/timed-get.js';
 
 const LINKS = Number(process.env.BENCH_LINKS || 100_000);
 const ROWS = 50;
@@ -100,20 +101,6 @@ interface Phases {
   answered: number;
   inDom: number;
   shown: number;
-}
-
-function timedGet(url: string, cookie: string, agent: http.Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const request = http.get(url, { agent, headers: { cookie, accept: 'application/json' } }, (response) => {
-      response.resume();
-      response.on('end', () =>
-        response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url} answered ${response.statusCode}`)),
-      );
-    });
-    request.setTimeout(30_000, () => request.destroy(new Error(`${url} timed out`)));
-    request.on('error', reject);
-  });
 }
 
 runBench(async () => {
@@ -211,11 +198,12 @@ runBench(async () => {
     await context.close();
 
     const api: number[] = [];
-    for (let n = 0; n < 20; n++) await timedGet(listUrl, cookie, agent);
-    for (let n = 0; n < API_CALLS; n++) api.push(await timedGet(listUrl, cookie, agent));
+    const asOwner = { cookie, accept: 'application/json' };
+    for (let n = 0; n < 20; n++) await timedGet(listUrl, asOwner, agent);
+    for (let n = 0; n < API_CALLS; n++) api.push(await timedGet(listUrl, asOwner, agent));
     const apiPages: number[] = [];
-    for (const url of pageUrls) apiPages.push(await timedGet(url, cookie, agent));
-    for (let round = 0; round < 4; round++) for (const url of pageUrls) apiPages.push(await timedGet(url, cookie, agent));
+    for (const url of pageUrls) apiPages.push(await timedGet(url, asOwner, agent));
+    for (let round = 0; round < 4; round++) for (const url of pageUrls) apiPages.push(await timedGet(url, asOwner, agent));
 
     let gzipBytes = 0;
     for (const url of assets.keys()) {

@@ -9,7 +9,7 @@
  */
 import { makePdf } from '../test/helpers/pdf.js';
 import { sleep } from '../test/helpers/wait.js';
-import { openVisit, timedGet, upload } from './lib/documents.js';
+import { openVisit, timedVisitorGet, upload } from './lib/documents.js';
 import { median, startLinkvaultProcess, type LinkvaultProcess } from './lib/files.js';
 import { formatValue, printResult, runBench } from './lib/harness.js';
 
@@ -25,7 +25,7 @@ async function toFirstPage(server: LinkvaultProcess, pdf: Buffer, name: string):
     const list = JSON.parse((await visitor.get(`/v/${id}/pages.json`)).text) as { pages: { number: number; imageUrl: string }[] };
     const first = list.pages.find((page) => page.number === 1);
     if (first) {
-      await timedGet(visitor, first.imageUrl);
+      await timedVisitorGet(visitor, first.imageUrl);
       return performance.now() - started;
     }
     if (Date.now() > deadline) throw new Error(`page 1 of ${name} not shown within 120 s`);

@@ -8,7 +8,7 @@
  *   npm run bench -- page-watermark
  */
 import { makePdf } from '../test/helpers/pdf.js';
-import { documentReady, openVisit, timedGet, upload } from './lib/documents.js';
+import { documentReady, openVisit, timedVisitorGet, upload } from './lib/documents.js';
 import { median, percentile, startLinkvaultProcess } from './lib/files.js';
 import { formatValue, printResult, runBench } from './lib/harness.js';
 
@@ -24,17 +24,17 @@ runBench(async () => {
     await Promise.all([documentReady(server, clean), documentReady(server, marked)]);
 
     const reader = await openVisit(server, clean);
-    for (let warm = 0; warm < 3; warm++) await timedGet(reader, `/v/${clean}/pages/1`);
+    for (let warm = 0; warm < 3; warm++) await timedVisitorGet(reader, `/v/${clean}/pages/1`);
     const cleanMs: number[] = [];
-    for (let run = 0; run < RUNS; run++) cleanMs.push(await timedGet(reader, `/v/${clean}/pages/1`));
+    for (let run = 0; run < RUNS; run++) cleanMs.push(await timedVisitorGet(reader, `/v/${clean}/pages/1`));
 
-    await timedGet(await openVisit(server, marked), `/v/${marked}/pages/1`); // sharp and the font load once
+    await timedVisitorGet(await openVisit(server, marked), `/v/${marked}/pages/1`); // sharp and the font load once
     const firstMs: number[] = [];
     const nextMs: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const visitor = await openVisit(server, marked);
-      firstMs.push(await timedGet(visitor, `/v/${marked}/pages/1`));
-      nextMs.push(await timedGet(visitor, `/v/${marked}/pages/2`));
+      firstMs.push(await timedVisitorGet(visitor, `/v/${marked}/pages/1`));
+      nextMs.push(await timedVisitorGet(visitor, `/v/${marked}/pages/2`));
     }
     const ratio = median(firstMs) / median(cleanMs);
     printResult('page-watermark', median(firstMs), 'ms p50, first stamped page of a visit', ratio, 'clean page from storage', [

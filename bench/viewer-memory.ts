@@ -10,7 +10,7 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
-import { documentReady, openVisit, timedGet, upload } from './lib/documents.js';
+import { documentReady, openVisit, timedVisitorGet, upload } from './lib/documents.js';
 import { median, percentile, startLinkvaultProcess } from './lib/files.js';
 import { formatValue, measureRss, printResult, runBench, sampleRss } from './lib/harness.js';
 
@@ -44,12 +44,15 @@ runBench(async () => {
     const idle = measureRss(server.pid).rssKiB;
     const peak = sampleRss(server.pid);
     const latencies: number[] = [];
+    const clientCpu = process.cpuUsage();
     await Promise.all(
       Array.from({ length: VISITORS }, async (_, visitorIndex) => {
         const visitor = await openVisit(server, id);
-        for (let page = 1 + (visitorIndex % STRIDE); page <= PAGES; page += STRIDE) latencies.push(await timedGet(visitor, `/v/${id}/pages/${page}`));
+        for (let page = 1 + (visitorIndex % STRIDE); page <= PAGES; page += STRIDE)
+          latencies.push(await timedVisitorGet(visitor, `/v/${id}/pages/${page}`));
       }),
     );
+    const { user, system } = process.cpuUsage(clientCpu);
     const growthMb = (peak.stop() - idle) / 1024;
     const p95 = percentile(latencies, 95);
     printResult(
@@ -61,6 +64,7 @@ runBench(async () => {
       [
         `${(pdf.length / 1024 / 1024).toFixed(0)} MiB PDF of ${PAGES} pages drawn in ${formatValue(drawSeconds)} s; idle RSS ${formatValue(idle / 1024)} MiB`,
         `${latencies.length} stamped pages: p50 ${formatValue(median(latencies))} ms, p95 ${formatValue(p95)} ms, max ${formatValue(Math.max(...latencies))} ms`,
+        `the visitors' own CPU (this process, on the server's machine): ${formatValue((user + system) / 1e6)} s`,
       ],
     );
     const ok = growthMb < 300 && p95 < 1000;

@@ -6,6 +6,7 @@ import { uploadForm } from '../../test/helpers/files.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
 import { sleep } from '../../test/helpers/wait.js';
 import type { LinkvaultProcess } from './files.js';
+import { timedGet } from './timed-get.js';
 
 /** Uploads `content` as a new link; resolves with its id once the upload has answered. */
 export async function upload(server: LinkvaultProcess, content: Buffer, name: string, fields: Record<string, string> = {}): Promise<string> {
@@ -40,10 +41,7 @@ export async function openVisit(server: LinkvaultProcess, id: string): Promise<V
   return visitor;
 }
 
-/** Milliseconds one GET takes, failing on anything but 200. */
-export async function timedGet(visitor: VisitorClient, path: string): Promise<number> {
-  const started = performance.now();
-  const response = await visitor.get(path);
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
-  return performance.now() - started;
+/** Milliseconds one GET of the visitor's takes (with their cookies), failing on anything but 200. */
+export function timedVisitorGet(visitor: VisitorClient, path: string): Promise<number> {
+  return timedGet(visitor.baseUrl + path, visitor.headersFor(path));
 }

@@ -3,9 +3,15 @@ export class VisitorClient {
   private readonly cookies = new Map<string, { name: string; value: string; path: string }>();
 
   constructor(
-    private readonly baseUrl: string,
+    readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
   ) {}
+
+  /** The headers this visitor sends with a request for `path`: its own, and the cookies of that path. */
+  headersFor(path: string): Record<string, string> {
+    const cookie = this.cookieHeader(path.split('?')[0]!);
+    return cookie ? { ...this.headers, cookie } : { ...this.headers };
+  }
 
   private cookieHeader(path: string): string {
     return [...this.cookies.values()]
@@ -34,9 +40,7 @@ export class VisitorClient {
   }
 
   async request(method: string, path: string, form?: Record<string, string> | { json: unknown }, extraHeaders: Record<string, string> = {}) {
-    const headers: Record<string, string> = { ...this.headers, ...extraHeaders };
-    const cookie = this.cookieHeader(path.split('?')[0]!);
-    if (cookie) headers.cookie = cookie;
+    const headers: Record<string, string> = { ...this.headersFor(path), ...extraHeaders };
     let body: string | undefined;
     if (form && 'json' in form) {
       headers['content-type'] = 'application/json';
