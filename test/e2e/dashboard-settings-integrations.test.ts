@@ -57,9 +57,14 @@ test('webhooks: added with its events, the secret shown once, a signed test sent
   await deliveries.getByText('webhook.test').waitFor();
   await checkScreen(page, 'settings-webhooks-deliveries');
 
+  // What the page sent, and what the audit log kept, so that a failure says which change landed.
+  const patches: string[] = [];
+  page.on('request', (request) => request.method() === 'PATCH' && patches.push(`${request.url()} ${request.postData()}`));
   await row.getByRole('button', { name: 'Pause' }).click();
   await row.getByText('Paused').waitFor();
-  assert.equal((await http.get(`/api/webhooks/${webhook!.id}`)).body.active, false);
+  const { active } = (await http.get(`/api/webhooks/${webhook!.id}`)).body;
+  const audit = (await http.get('/api/audit-log?action=webhook.updated')).body.entries;
+  assert.equal(active, false, JSON.stringify({ patches, audit }));
   await row.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('heading', { name: 'No webhooks' }).waitFor();
