@@ -79,8 +79,9 @@ export async function openSection(page: Page, app: TestApp, section: string): Pr
 
 /** axe-core on the page as it is: no serious or critical violation (the message lists them). */
 export async function assertAccessible(page: Page, where: string): Promise<void> {
-  // Through the DevTools protocol, which the page's CSP does not govern (it would refuse an inline script).
-  await page.evaluate(AXE_SOURCE);
+  // Through the DevTools protocol, which the page's CSP does not govern (it would refuse an inline script);
+  // once per document: parsing axe costs more than most of its runs.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
     const axe = (globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: Violation[] }> } }).axe;
