@@ -4,7 +4,7 @@
  * here with sharp, kept for the visit in a bounded cache); a preview shows pages 1..N only.
  */
 import { availableParallelism } from 'node:os';
-import { buffer } from 'node:stream/consumers';
+import type { Readable } from 'node:stream';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { notFound } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
@@ -17,7 +17,7 @@ import type { VisitsService } from '../visits/visits.service.js';
 import * as repo from './documents.repo.js';
 import { isPaged, type Renditions } from './renditions.js';
 import { isWatermarked, stampFor } from './document-view.js';
-import { drawStampSprite, stampPageImage, type StampSprite } from './watermark/index.js';
+import { drawStampSprite, releaseBuffer, stampPageImage, type StampSprite } from './watermark/index.js';
 
 export type PageImageKind = 'page' | 'thumbnail';
 
@@ -82,6 +82,16 @@ function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
   };
 }
 
+/**
+ * A stream's bytes in one buffer, copied once: `stream/consumers`' `buffer` gathers them in a Blob
+ * and copies them out again, a second page-sized allocation for every page sent.
+ */
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 /** The version visitors see: the newest one ready, else the current one while it is prepared. */
 function shownDocument(documents: repo.DocumentRow[], link: LinkRow): repo.DocumentRow | undefined {
   return documents.find((document) => document.status === 'ready') ?? documents.find((document) => document.version === link.version);
@@ -141,7 +151,7 @@ export function createPagesService(deps: {
         : forStamp && page.stamp_base_key && page.stamp_base_wrapped_key && page.stamp_base_size !== null
           ? { blobKey: page.stamp_base_key, wrappedKey: page.stamp_base_wrapped_key, size: page.stamp_base_size }
           : { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size };
-    return buffer(await reader.open(stored));
+    return readAll(await reader.open(stored));
   }
 
   return {
@@ -179,7 +189,11 @@ export function createPagesService(deps: {
       let image = stamped.get(key);
       if (!image) {
         const clean = await readImage(document, number, kind, true);
-        image = await stamping(() => stamp(clean, session));
+        try {
+          image = await stamping(() => stamp(clean, session));
+        } finally {
+          releaseBuffer(clean);
+        }
         stamped.set(key, image);
       }
       return { bytes: image, mime: 'image/jpeg' };

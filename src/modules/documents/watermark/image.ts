@@ -4,6 +4,7 @@
  * Sans, so the SVG holds no text node (nothing to escape, no dependence on the server's fonts).
  */
 import { AppError } from '../../../core/errors.js';
+import { releaseBuffer } from './release-buffer.js';
 import { blendSprite, drawStampSprite, type StampSprite } from './sprite.js';
 import type { WatermarkStamp } from './stamp.js';
 
@@ -51,7 +52,11 @@ export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): P
   if (format === 'jpeg') marked.jpeg({ quality: 90 });
   else if (format === 'webp') marked.webp({ quality: 90 });
   else marked.png();
-  return { bytes: await marked.toBuffer(), mime: KEPT_FORMATS[format] };
+  try {
+    return { bytes: await marked.toBuffer(), mime: KEPT_FORMATS[format] };
+  } finally {
+    releaseBuffer(data);
+  }
 }
 
 /**
@@ -64,7 +69,11 @@ export async function stampPageImage(page: Buffer, sprite: StampSprite): Promise
   const { default: sharp } = await import('sharp');
   const { data, info } = await sharp(page).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   blendSprite(data, info.width, info.height, info.channels, sprite);
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
-    .jpeg({ quality: 85, optimiseCoding: false })
-    .toBuffer();
+  try {
+    return await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .jpeg({ quality: 85, optimiseCoding: false })
+      .toBuffer();
+  } finally {
+    releaseBuffer(data);
+  }
 }
