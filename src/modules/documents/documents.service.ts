@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { forbidden, notFound } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
@@ -46,7 +45,7 @@ const CONCURRENT_PREPARATIONS = 2;
  */
 export function createDocumentsService(deps: {
   db: Db;
-  reader: Pick<FileReader, 'open'>;
+  reader: Pick<FileReader, 'open' | 'read'>;
   clock: Clock;
   visits: Pick<VisitsService, 'requireSession' | 'inspect'>;
   links: Pick<LinksService, 'findForVisitor'>;
@@ -58,7 +57,7 @@ export function createDocumentsService(deps: {
   /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
   function prepare(stored: EncryptedFile, file: LinkRow, presentation: 'pdf' | 'image', stamp: WatermarkStamp | undefined) {
     return preparing(async () => {
-      const original = await buffer(await reader.open(stored));
+      const original = await reader.read(stored);
       if (presentation === 'image') return { ...(await watermarkImage(original, stamp!)), totalPages: undefined };
       const pdf = await preparePdf(original, { stamp, previewPages: file.preview_pages });
       return {

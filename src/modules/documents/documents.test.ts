@@ -85,6 +85,10 @@ function serviceFor(file: LinkRow, bytes: Buffer, inRoom?: LinkRow) {
         opened.push(range);
         return Readable.from([range ? bytes.subarray(range.start, range.endInclusive + 1) : bytes]);
       },
+      async read() {
+        opened.push(undefined);
+        return Buffer.from(bytes);
+      },
     },
     visits: { requireSession: async () => ({ link: file, room: inRoom, session }), inspect: async () => ({ link: file, state: { step: 'ready' } }) },
   });

@@ -4,7 +4,6 @@
  * here with sharp, kept for the visit in a bounded cache); a preview shows pages 1..N only.
  */
 import { availableParallelism } from 'node:os';
-import type { Readable } from 'node:stream';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { notFound } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
@@ -82,16 +81,6 @@ function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
   };
 }
 
-/**
- * A stream's bytes in one buffer, copied once: `stream/consumers`' `buffer` gathers them in a Blob
- * and copies them out again, a second page-sized allocation for every page sent.
- */
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** The version visitors see: the newest one ready, else the current one while it is prepared. */
 function shownDocument(documents: repo.DocumentRow[], link: LinkRow): repo.DocumentRow | undefined {
   return documents.find((document) => document.status === 'ready') ?? documents.find((document) => document.version === link.version);
@@ -103,7 +92,7 @@ const visibleCount = (document: repo.DocumentRow, link: LinkRow) =>
 export function createPagesService(deps: {
   db: Db;
   clock: Clock;
-  reader: Pick<FileReader, 'open'>;
+  reader: Pick<FileReader, 'read'>;
   visits: Pick<VisitsService, 'requireSession'>;
   links: Pick<LinksService, 'ownLink'>;
   renditions: Pick<Renditions, 'queue' | 'renderAhead'>;
@@ -151,7 +140,7 @@ export function createPagesService(deps: {
         : forStamp && page.stamp_base_key && page.stamp_base_wrapped_key && page.stamp_base_size !== null
           ? { blobKey: page.stamp_base_key, wrappedKey: page.stamp_base_wrapped_key, size: page.stamp_base_size }
           : { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size };
-    return readAll(await reader.open(stored));
+    return reader.read(stored);
   }
 
   return {

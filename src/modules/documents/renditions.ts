@@ -5,7 +5,6 @@
  * bounded slice of time and queues its own continuation, so a lease never has to outlast a
  * 300-page document and a killed process loses at most the page it was drawing.
  */
-import { buffer } from 'node:stream/consumers';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
@@ -57,7 +56,7 @@ export function createRenditions(deps: {
   db: Db;
   clock: Clock;
   intake: Pick<FileIntake, 'seal'>;
-  reader: Pick<FileReader, 'open'>;
+  reader: Pick<FileReader, 'open' | 'read'>;
   blobs: Pick<BlobStore, 'delete'>;
   converter: OfficeConverter;
   jobs: Pick<JobQueue, 'enqueue'>;
@@ -66,7 +65,6 @@ export function createRenditions(deps: {
   concurrency: number;
 }) {
   const { db, clock, intake, reader, blobs, converter, jobs, links } = deps;
-  const readAll = async (file: EncryptedFile) => buffer(await reader.open(file));
   const blobBase = (document: repo.DocumentRow) => `${BLOB_PREFIX}${document.link_id}/v${document.version}-${document.id}/`;
 
   async function deleteBlobs(keys: readonly string[]): Promise<void> {
@@ -81,9 +79,9 @@ export function createRenditions(deps: {
   async function pdfOf(document: repo.DocumentRow, link: LinkRow): Promise<Buffer> {
     const original = storedOriginal(link);
     if (!original) throw new UnrenderableError('The file is no longer stored');
-    if (link.mime === 'application/pdf') return readAll(original);
+    if (link.mime === 'application/pdf') return reader.read(original);
     if (document.pdf_blob_key && document.pdf_wrapped_key && document.pdf_size !== null) {
-      return readAll({ blobKey: document.pdf_blob_key, wrappedKey: document.pdf_wrapped_key, size: document.pdf_size });
+      return reader.read({ blobKey: document.pdf_blob_key, wrappedKey: document.pdf_wrapped_key, size: document.pdf_size });
     }
     if (!(await converter.available())) throw new UnrenderableError('Previews of this file type need LibreOffice, which this server does not have');
     let pdf: Buffer;

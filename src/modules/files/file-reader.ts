@@ -17,26 +17,37 @@ export interface EncryptedFile {
  */
 export function createFileReader(deps: { blobs: BlobStore; masterKey: Buffer }) {
   const { blobs, masterKey } = deps;
+  async function open(file: EncryptedFile, range?: ByteRange): Promise<Readable> {
+    const key = unwrapFileKey(masterKey, file.wrappedKey);
+    if (!range || file.size === 0) {
+      const ciphertext = await blobs.get(file.blobKey);
+      const lastSegmentIndex = segmentCount(file.size) - 1;
+      return pipeline(ciphertext, createDecryptStream(key, { firstSegment: 0, lastSegmentIndex }), () => {});
+    }
+    const segments = segmentRangeFor(file.size, range.start, range.endInclusive);
+    const ciphertext = await blobs.get(file.blobKey, { start: segments.cipherStart, endInclusive: segments.cipherEndInclusive });
+    return pipeline(
+      ciphertext,
+      createDecryptStream(key, {
+        firstSegment: segments.firstSegment,
+        lastSegmentIndex: segments.lastSegmentIndex,
+        skip: segments.skip,
+        take: segments.take,
+      }),
+      () => {},
+    );
+  }
+
   return {
-    async open(file: EncryptedFile, range?: ByteRange): Promise<Readable> {
-      const key = unwrapFileKey(masterKey, file.wrappedKey);
-      if (!range || file.size === 0) {
-        const ciphertext = await blobs.get(file.blobKey);
-        const lastSegmentIndex = segmentCount(file.size) - 1;
-        return pipeline(ciphertext, createDecryptStream(key, { firstSegment: 0, lastSegmentIndex }), () => {});
-      }
-      const segments = segmentRangeFor(file.size, range.start, range.endInclusive);
-      const ciphertext = await blobs.get(file.blobKey, { start: segments.cipherStart, endInclusive: segments.cipherEndInclusive });
-      return pipeline(
-        ciphertext,
-        createDecryptStream(key, {
-          firstSegment: segments.firstSegment,
-          lastSegmentIndex: segments.lastSegmentIndex,
-          skip: segments.skip,
-          take: segments.take,
-        }),
-        () => {},
-      );
+    open,
+    /**
+     * A whole file's plaintext in one buffer, copied once: `stream/consumers`' `buffer` gathers
+     * the chunks in a Blob and copies them out again, a second file-sized allocation per read.
+     */
+    async read(file: EncryptedFile): Promise<Buffer> {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await open(file)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
     },
   };
 }
