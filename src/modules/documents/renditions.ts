@@ -145,7 +145,7 @@ export function createRenditions(deps: {
       stamp_base_key: sealedBase.blobKey,
       stamp_base_wrapped_key: sealedBase.wrappedKey,
       stamp_base_size: sealedBase.size,
-      text: storableText(pdf.pageText(number)),
+      text: storableText(await pdf.pageText(number)),
     });
     if (!recorded) await deleteBlobs([sealedImage.blobKey, sealedThumbnail.blobKey, sealedBase.blobKey]);
   }
@@ -194,7 +194,7 @@ export function createRenditions(deps: {
         await renderPage(document, pdf, number);
       }
     } finally {
-      pdf.close();
+      await pdf.close();
     }
     await finish(document);
     return false;
@@ -234,7 +234,7 @@ export function createRenditions(deps: {
       if (document.page_count === null) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
       await renderPage(document, pdf, number);
     } finally {
-      pdf.close();
+      await pdf.close();
     }
   }
 

@@ -23,7 +23,7 @@ async function renderedPage(): Promise<Buffer> {
       .webp({ quality: 80, effort: 2 })
       .toBuffer();
   } finally {
-    pdf.close();
+    await pdf.close();
   }
 }
 
