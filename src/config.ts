@@ -58,6 +58,8 @@ export interface Config {
   sofficePath: string | undefined;
   /** A conversion still running after this long is killed with its whole process group. */
   convertTimeoutSeconds: number;
+  /** A page still being drawn after this long fails its document (PDFium's thread is ended). */
+  pageDrawTimeoutSeconds: number;
   /** The address space LibreOffice may use (ulimit -v), in MiB. */
   convertMemoryMb: number;
   /** Documents one process converts or renders at once. */
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     sofficePath: env.SOFFICE_PATH || undefined,
     convertTimeoutSeconds: integer(env, 'CONVERT_TIMEOUT_SECONDS', 120, 5, 3600),
     convertMemoryMb: integer(env, 'CONVERT_MEMORY_MB', 2048, 512, 65536),
+    pageDrawTimeoutSeconds: integer(env, 'PAGE_DRAW_TIMEOUT_SECONDS', 30, 1, 3600),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 1, 1, 16),
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
     defaultPlan: oneOf(env, 'DEFAULT_PLAN', ['free', 'professional', 'business'] as const, 'business'),

@@ -170,6 +170,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     jobs,
     links,
     convertTimeoutMs: config.convertTimeoutSeconds * 1000,
+    pageTimeoutMs: config.pageDrawTimeoutSeconds * 1000,
     concurrency: config.jobConcurrency,
   });
   jobs.register(DOCUMENT_JOB, renditions.job);

@@ -1,10 +1,25 @@
-import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, rgb, StandardFonts } from 'pdf-lib';
 
 /** A PDF of `pages` pages, each saying "PAGE n". */
 export async function makePdf(pages: number): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let n = 1; n <= pages; n++) doc.addPage([595, 842]).drawText(`PAGE ${n}`, { x: 60, y: 760, size: 32, font });
+  return Buffer.from(await doc.save());
+}
+
+/**
+ * A small PDF whose page `slowPage` is slow to draw: 60 000 translucent strokes (about 400 KB; PDFium
+ * takes seconds over such a page, milliseconds over the others, which say "PAGE n").
+ */
+export async function makeSlowPdf(pages: number, slowPage: number): Promise<Buffer> {
+  const doc = await PDFDocument.load(await makePdf(pages));
+  const page = doc.getPage(slowPage - 1);
+  const strokes = ['/Translucent gs 0.2 w'];
+  for (let i = 0; i < 60_000; i++) strokes.push(`${(i * 7) % 595} ${(i * 13) % 842} m ${(i * 31) % 595} ${(i * 17) % 842} l S`);
+  const translucent = doc.context.register(doc.context.obj({ Type: 'ExtGState', CA: 0.5, ca: 0.5 }));
+  page.node.set(PDFName.of('Resources'), doc.context.obj({ ExtGState: { Translucent: translucent } }));
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(strokes.join('\n'))));
   return Buffer.from(await doc.save());
 }
 

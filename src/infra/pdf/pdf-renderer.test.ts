@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
-import { makePdf } from '../../../test/helpers/pdf.js';
-import { openPdf, PdfOpenError } from './pdf-renderer.js';
+import { makePdf, makeSlowPdf } from '../../../test/helpers/pdf.js';
+import { openPdf, PdfOpenError, PdfPageTimeoutError, PdfRendererStoppedError } from './pdf-renderer.js';
 
 /** Pages of photographic noise: slow for PDFium to draw. */
 async function densePdf(pages: number): Promise<Buffer> {
@@ -57,4 +57,22 @@ test('documents open at once are drawn independently, and drawing leaves the ser
   } finally {
     await Promise.all([a.close(), b.close()]);
   }
+});
+
+test('a page past its time limit fails, the thread under it ends, and the next document is drawn by a new one', async () => {
+  const [slow, plain] = await Promise.all([makeSlowPdf(2, 2), makePdf(2)]);
+  const other = await openPdf(plain);
+  const pdf = await openPdf(slow, { pageTimeoutMs: 300 });
+  try {
+    assert.equal((await pdf.renderPage(1, 800)).width, 800, 'its plain page is drawn in time');
+    const late = await pdf.renderPage(2, 1600).catch((error: unknown) => error);
+    assert.ok(late instanceof PdfPageTimeoutError, String(late));
+    assert.equal(late.message, 'Page 2 took longer than 0.3 s to draw');
+    await assert.rejects(other.pageText(1), PdfRendererStoppedError, 'a document of the ended thread says so');
+  } finally {
+    await Promise.all([pdf.close(), other.close()]);
+  }
+  const next = await openPdf(plain);
+  assert.match(await next.pageText(2), /PAGE 2/);
+  await next.close();
 });

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { PdfRequest, PdfResponse } from './pdf-protocol.js';
+import type { PdfDrawingStarted, PdfRequest, PdfResponse } from './pdf-protocol.js';
 
 /** Why a PDF cannot be opened; shown to the owner as the document's error. */
 export class PdfOpenError extends Error {
@@ -19,6 +19,30 @@ export class PdfOpenError extends Error {
 
   constructor(readonly reason: 'password' | 'unreadable') {
     super(reason === 'password' ? 'This PDF is protected by a password' : 'This PDF could not be read (damaged or not a PDF)');
+  }
+}
+
+/**
+ * A page that took longer than its limit to draw. PDFium cannot be interrupted, so its thread is
+ * ended: a PDF of a few hundred KB can ask for seconds of drawing per page.
+ */
+export class PdfPageTimeoutError extends Error {
+  override name = 'PdfPageTimeoutError';
+
+  constructor(
+    readonly page: number,
+    limitMs: number,
+  ) {
+    super(`Page ${page} took longer than ${limitMs / 1000} s to draw`);
+  }
+}
+
+/** What other documents' calls meet when the thread ended under them (a page past its limit): drawing them again works. */
+export class PdfRendererStoppedError extends Error {
+  override name = 'PdfRendererStoppedError';
+
+  constructor(options?: { cause?: unknown }) {
+    super('The PDF renderer stopped', options);
   }
 }
 
@@ -40,13 +64,16 @@ export interface OpenedPdf {
 
 /** How long the thread outlives its last open document: a visitor's next page should not start PDFium again. */
 const IDLE_MS = 30_000;
+/** The longest a page may take to draw, unless `openPdf` is told otherwise: pages take tens of milliseconds. */
+export const DEFAULT_PAGE_TIMEOUT_MS = 30_000;
 /** The worker's own file, beside this one: .ts when run from the sources (tests), .js when built. */
 const WORKER_URL = new URL(`./pdf-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 type Body = PdfRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 interface PdfThread {
-  call<T>(body: Body): Promise<T>;
+  /** `limit`: the drawing must end within `ms` of its start, else the call fails with `error` and the thread ends. */
+  call<T>(body: Body, limit?: { ms: number; error: () => Error }): Promise<T>;
   opened(): void;
   closed(): void;
 }
@@ -56,17 +83,22 @@ let nextId = 1;
 
 function startThread(): PdfThread {
   const worker = new Worker(WORKER_URL);
-  const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (value: never) => void; reject: (error: Error) => void; limit?: { ms: number; error: () => Error }; timer?: NodeJS.Timeout }
+  >();
   let openDocuments = 0;
   let idle: NodeJS.Timeout | undefined;
+  let stopped = false;
   // Only a call waiting for its answer keeps the process alive, not an idle thread.
   worker.unref();
 
   const thread: PdfThread = {
-    call<T>(body: Body): Promise<T> {
+    call<T>(body: Body, limit?: { ms: number; error: () => Error }): Promise<T> {
+      if (stopped) return Promise.reject(new PdfRendererStoppedError());
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: never) => void, reject });
+        pending.set(id, { resolve: resolve as (value: never) => void, reject, limit });
         if (pending.size === 1) worker.ref();
         worker.postMessage({ ...body, id });
       });
@@ -86,26 +118,44 @@ function startThread(): PdfThread {
     },
   };
 
-  worker.on('message', (response: PdfResponse) => {
+  const stop = (error: Error) => {
+    stopped = true;
+    if (current === thread) current = undefined;
+    clearTimeout(idle);
+    for (const waiting of pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(error);
+    }
+    pending.clear();
+  };
+
+  worker.on('message', (response: PdfResponse | PdfDrawingStarted) => {
     const waiting = pending.get(response.id);
     if (!waiting) return;
+    if ('started' in response) {
+      const { limit } = waiting;
+      if (limit)
+        waiting.timer = setTimeout(() => {
+          pending.delete(response.id);
+          waiting.reject(limit.error());
+          stop(new PdfRendererStoppedError());
+          void worker.terminate();
+        }, limit.ms);
+      return;
+    }
+    clearTimeout(waiting.timer);
     pending.delete(response.id);
     if (pending.size === 0) worker.unref();
     if (response.ok) waiting.resolve(response.value as never);
     else waiting.reject(response.openRefused ? new PdfOpenError(response.openRefused) : new Error(response.message));
   });
-  const stopped = (error: Error) => {
-    if (current === thread) current = undefined;
-    clearTimeout(idle);
-    for (const waiting of pending.values()) waiting.reject(error);
-    pending.clear();
-  };
-  worker.on('error', stopped);
-  worker.on('exit', (code) => stopped(new Error(`The PDF renderer stopped (exit code ${code})`)));
+  worker.on('error', (error) => stop(new PdfRendererStoppedError({ cause: error })));
+  worker.on('exit', () => stop(new PdfRendererStoppedError()));
   return thread;
 }
 
-export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
+export async function openPdf(bytes: Uint8Array, options: { pageTimeoutMs?: number } = {}): Promise<OpenedPdf> {
+  const pageTimeoutMs = options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
   const thread = (current ??= startThread());
   thread.opened();
   let documentId: number;
@@ -121,7 +171,10 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   return {
     pageCount,
     async renderPage(number, width) {
-      const page = await thread.call<{ rgba: Uint8Array; width: number; height: number }>({ op: 'render', documentId, number, width });
+      const page = await thread.call<{ rgba: Uint8Array; width: number; height: number }>(
+        { op: 'render', documentId, number, width },
+        { ms: pageTimeoutMs, error: () => new PdfPageTimeoutError(number, pageTimeoutMs) },
+      );
       return { rgba: Buffer.from(page.rgba.buffer, page.rgba.byteOffset, page.rgba.byteLength), width: page.width, height: page.height };
     },
     pageText: (number) => thread.call<string>({ op: 'text', documentId, number }),

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { PDFiumLibrary, type PDFiumDocument } from '@hyzyla/pdfium';
-import type { PdfRequest, PdfResponse } from './pdf-protocol.js';
+import type { PdfDrawingStarted, PdfRequest, PdfResponse } from './pdf-protocol.js';
 
 /** The longest side a page is drawn at, whatever its shape: a banner-shaped page cannot ask for gigapixels. */
 const MAX_SIDE = 8000;
@@ -40,6 +40,7 @@ async function answer(request: PdfRequest): Promise<PdfResponse> {
       const page = pageOf(request.documentId, request.number);
       const { originalWidth, originalHeight } = page.getOriginalSize();
       const height = Math.max(1, Math.min(MAX_SIDE, Math.round((originalHeight * request.width) / Math.max(originalWidth, 1))));
+      port.postMessage({ id: request.id, started: true } satisfies PdfDrawingStarted);
       // The library draws on an opaque white fill with PDFium's reverse byte order: RGBA, as image libraries read it.
       const image = await page.render({ width: request.width, height, render: 'bitmap' });
       return { id: request.id, ok: true, value: { rgba: image.data, width: image.width, height: image.height } };

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, uploadForm } from '../../../test/helpers/files.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
-import { BANDS, makeBandsPdf, makePdf } from '../../../test/helpers/pdf.js';
+import { BANDS, makeBandsPdf, makePdf, makeSlowPdf } from '../../../test/helpers/pdf.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 
@@ -147,6 +147,18 @@ test('a replacement is rendered while visitors still see the old pages; a corrup
   const { visitor, manifest: brokenManifest } = await viewing(app, broken);
   assert.equal((await brokenManifest()).status, 'failed');
   assert.equal((await visitor.get(`/v/${broken}`)).status, 200);
+});
+
+test('a page that takes too long to draw ends its document failed with the page named; the link still answers', async (t) => {
+  const app = await startApp(t, { env: { PAGE_DRAW_TIMEOUT_SECONDS: '1' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makeSlowPdf(3, 2), 'Plan.pdf');
+  assert.deepEqual(await documentOf(http, id), { status: 'failed', pages: 3, error: 'Page 2 took longer than 1 s to draw' });
+  const { visitor, manifest } = await viewing(app, id);
+  assert.equal((await manifest()).status, 'failed');
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+  const fine = await createLink(http, await makePdf(2), 'Fine.pdf');
+  assert.deepEqual(await documentOf(http, fine), { status: 'ready', pages: 2, error: null }, 'the next document is drawn');
 });
 
 test(

@@ -11,7 +11,14 @@ import type { LinkRow } from '../../db/types.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { ConversionError, isConvertible, type OfficeConverter } from '../../infra/convert/office-converter.js';
 import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
-import { openPdf, PdfOpenError, type OpenedPdf, type RenderedPage } from '../../infra/pdf/pdf-renderer.js';
+import {
+  openPdf,
+  PdfOpenError,
+  PdfPageTimeoutError,
+  PdfRendererStoppedError,
+  type OpenedPdf,
+  type RenderedPage,
+} from '../../infra/pdf/pdf-renderer.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import type { FileIntake } from '../files/file-intake.js';
 import type { EncryptedFile, FileReader } from '../files/file-reader.js';
@@ -62,6 +69,8 @@ export function createRenditions(deps: {
   jobs: Pick<JobQueue, 'enqueue'>;
   links: Pick<LinksService, 'findForVisitor'>;
   convertTimeoutMs: number;
+  /** A page still being drawn after this long fails its document. */
+  pageTimeoutMs: number;
   concurrency: number;
 }) {
   const { db, clock, intake, reader, blobs, converter, jobs, links } = deps;
@@ -101,7 +110,7 @@ export function createRenditions(deps: {
   async function open(document: repo.DocumentRow, link: LinkRow): Promise<OpenedPdf> {
     const pdf = await pdfOf(document, link);
     try {
-      return await openPdf(pdf);
+      return await openPdf(pdf, { pageTimeoutMs: deps.pageTimeoutMs });
     } catch (error) {
       if (error instanceof PdfOpenError) throw new UnrenderableError(error.message);
       throw error;
@@ -193,6 +202,11 @@ export function createRenditions(deps: {
         }
         await renderPage(document, pdf, number);
       }
+    } catch (error) {
+      // Drawing it again would take as long: the document cannot be shown as pages.
+      if (!(error instanceof PdfPageTimeoutError)) throw error;
+      await fail(document, error.message);
+      return false;
     } finally {
       await pdf.close();
     }
@@ -215,8 +229,9 @@ export function createRenditions(deps: {
     maxAttempts: 3,
     backoffMs: (attempt) => 5_000 * 4 ** (attempt - 1),
     concurrency: deps.concurrency,
-    // A run is one conversion (bounded by its timeout) or one slice of pages.
-    leaseMs: deps.convertTimeoutMs + SLICE_MS + 60_000,
+    // A run is one conversion (bounded by its timeout) and one slice of pages, whose last page
+    // (drawn twice: the page and its thumbnail) may start just before the slice ends.
+    leaseMs: deps.convertTimeoutMs + SLICE_MS + 2 * deps.pageTimeoutMs + 60_000,
   };
 
   const drawingAhead = new Map<string, Promise<void>>();
@@ -233,6 +248,9 @@ export function createRenditions(deps: {
       if (number > pdf.pageCount) return;
       if (document.page_count === null) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
       await renderPage(document, pdf, number);
+    } catch (error) {
+      // The job fails the document (a page past its limit) or draws the page again (the thread ended under it).
+      if (!(error instanceof PdfPageTimeoutError || error instanceof PdfRendererStoppedError)) throw error;
     } finally {
       await pdf.close();
     }
