@@ -69,11 +69,14 @@ export const DEFAULT_PAGE_TIMEOUT_MS = 30_000;
 /** The worker's own file, beside this one: .ts when run from the sources (tests), .js when built. */
 const WORKER_URL = new URL(`./pdf-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
-type Body = PdfRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+/** A request as the caller writes it (the thread numbers it), each kind kept apart. */
+type WithoutId<R> = R extends unknown ? Omit<R, 'id'> : never;
+type Body = WithoutId<PdfRequest>;
+/** The drawing must end within `ms` of its start, else the call fails with `error()` and the thread ends. */
+type DrawLimit = { ms: number; error: () => Error };
 
 interface PdfThread {
-  /** `limit`: the drawing must end within `ms` of its start, else the call fails with `error` and the thread ends. */
-  call<T>(body: Body, limit?: { ms: number; error: () => Error }): Promise<T>;
+  call<T>(body: Body, limit?: DrawLimit): Promise<T>;
   opened(): void;
   closed(): void;
 }
@@ -83,10 +86,7 @@ let nextId = 1;
 
 function startThread(): PdfThread {
   const worker = new Worker(WORKER_URL);
-  const pending = new Map<
-    number,
-    { resolve: (value: never) => void; reject: (error: Error) => void; limit?: { ms: number; error: () => Error }; timer?: NodeJS.Timeout }
-  >();
+  const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void; limit?: DrawLimit; timer?: NodeJS.Timeout }>();
   let openDocuments = 0;
   let idle: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -94,7 +94,7 @@ function startThread(): PdfThread {
   worker.unref();
 
   const thread: PdfThread = {
-    call<T>(body: Body, limit?: { ms: number; error: () => Error }): Promise<T> {
+    call<T>(body: Body, limit?: DrawLimit): Promise<T> {
       if (stopped) return Promise.reject(new PdfRendererStoppedError());
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
