@@ -64,7 +64,11 @@ function movable(response: PdfResponse): ArrayBuffer[] {
 port.on('message', (request: PdfRequest) => {
   answer(request).then(
     (response) => port.postMessage(response, movable(response)),
-    (error: unknown) =>
-      port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies PdfResponse),
+    (error: unknown) => {
+      port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies PdfResponse);
+      // A trap inside PDFium (its memory exhausted, an abort) leaves it in no state to draw again:
+      // the thread ends, and the next document starts a new one.
+      if (error instanceof Error && error.name === 'RuntimeError') process.exit(1);
+    },
   );
 });
