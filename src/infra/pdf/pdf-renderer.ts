@@ -65,7 +65,7 @@ export interface OpenedPdf {
 /** How long the thread outlives its last open document: a visitor's next page should not start PDFium again. */
 const IDLE_MS = 30_000;
 /** The longest a page may take to draw, unless `openPdf` is told otherwise: pages take tens of milliseconds. */
-export const DEFAULT_PAGE_TIMEOUT_MS = 30_000;
+const DEFAULT_PAGE_TIMEOUT_MS = 30_000;
 /** The worker's own file, beside this one: .ts when run from the sources (tests), .js when built. */
 const WORKER_URL = new URL(`./pdf-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
@@ -158,15 +158,11 @@ export async function openPdf(bytes: Uint8Array, options: { pageTimeoutMs?: numb
   const pageTimeoutMs = options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
   const thread = (current ??= startThread());
   thread.opened();
-  let documentId: number;
-  let pageCount: number;
-  try {
-    // Copied to the thread: the caller keeps its bytes (the converted PDF is stored after drawing starts).
-    ({ documentId, pageCount } = await thread.call<{ documentId: number; pageCount: number }>({ op: 'open', bytes }));
-  } catch (error) {
+  // Copied to the thread: the caller keeps its bytes (the converted PDF is stored after drawing starts).
+  const { documentId, pageCount } = await thread.call<{ documentId: number; pageCount: number }>({ op: 'open', bytes }).catch((error: unknown) => {
     thread.closed();
     throw error;
-  }
+  });
   let closed = false;
   return {
     pageCount,
