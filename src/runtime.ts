@@ -413,6 +413,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await keyUsage.stop();
       await expiryNotices.stop();
       await jobs.stop();
+      await renditions.stop();
       mailer.close();
       await blobSweeper.stop();
       await orphanSweeper.stop();

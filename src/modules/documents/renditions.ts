@@ -289,6 +289,15 @@ export function createRenditions(deps: {
       }
       return drawing;
     },
+
+    /**
+     * Waits for the pages being drawn ahead for visitors: they are not jobs, and a request whose
+     * connection closed keeps drawing, then writes its blobs and rows. Called before storage and
+     * the database close.
+     */
+    async stop(): Promise<void> {
+      await Promise.allSettled(drawingAhead.values());
+    },
   };
 }
 
