@@ -3,6 +3,8 @@
  * process with this machine's LibreOffice), timed from the upload's answer to the document
  * ready (converted, every page drawn); printed as pages per second. The floor is LibreOffice
  * alone converting the same file on the command line, in this run. BENCH_ROUNDS (3) each.
+ * Then the PPTX once more, uploaded while a 300-page PDF is being drawn (one document job at a
+ * time, the default): its time against its own time alone.
  *
  *   npm run bench -- conversion
  */
@@ -11,7 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { findSoffice } from '../src/infra/convert/locate-soffice.js';
-import { documentReady, upload } from './lib/documents.js';
+import { makePdf } from '../test/helpers/pdf.js';
+import { sleep } from '../test/helpers/wait.js';
+import { documentReady, documentStatus, upload } from './lib/documents.js';
 import { makeTempDir, median, removeTempDir, startLinkvaultProcess } from './lib/files.js';
 import { REPO_ROOT, formatValue, printResult, runBench } from './lib/harness.js';
 
@@ -27,6 +31,7 @@ runBench(async () => {
   const server = await startLinkvaultProcess({ account: { plan: 'professional' }, env: { SOFFICE_PATH: soffice } });
   const work = makeTempDir('linkvault-bench-conversion-');
   try {
+    const aloneSeconds = new Map<string, number>();
     for (const name of FIXTURES) {
       const file = path.join(REPO_ROOT, 'test', 'fixtures', 'documents', name);
       const content = fs.readFileSync(file);
@@ -56,6 +61,7 @@ runBench(async () => {
         bareSeconds.push((performance.now() - bareStarted) / 1000);
       }
       const app = median(appSeconds);
+      aloneSeconds.set(name, app);
       printResult(
         `conversion ${name}`,
         pages / app,
@@ -65,6 +71,18 @@ runBench(async () => {
         [`${pages} pages in ${appSeconds.map(formatValue).join(', ')} s; soffice alone ${bareSeconds.map(formatValue).join(', ')} s`],
       );
     }
+
+    const [name] = FIXTURES as [string];
+    const long = await upload(server, await makePdf(300), 'long.pdf');
+    await sleep(2_000); // its job is drawing pages
+    const started = performance.now();
+    const id = await upload(server, fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'documents', name)), name);
+    await documentReady(server, id, 300_000, 50);
+    const behind = (performance.now() - started) / 1000;
+    const longStatus = await documentStatus(server, long);
+    printResult(`conversion ${name} behind a 300-page PDF`, behind, 's, upload to every page drawn', behind / aloneSeconds.get(name)!, 'alone', [
+      `the 300-page PDF was still ${longStatus} then`,
+    ]);
   } finally {
     removeTempDir(work);
     await server.close();

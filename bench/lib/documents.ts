@@ -20,12 +20,25 @@ export async function upload(server: LinkvaultProcess, content: Buffer, name: st
   return body.id;
 }
 
+interface DocumentState {
+  status: string;
+  pages: number | null;
+  error: string | null;
+}
+
+async function documentOf(server: LinkvaultProcess, id: string): Promise<DocumentState> {
+  const response = await fetch(`${server.url}/api/links/${id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+  return ((await response.json()) as { document: DocumentState }).document;
+}
+
+/** The link's document status now: none, processing, ready or failed. */
+export const documentStatus = async (server: LinkvaultProcess, id: string) => (await documentOf(server, id)).status;
+
 /** Polls the link's `document` every `everyMs` until it is no longer processing; fails past `timeoutMs`. */
 export async function documentReady(server: LinkvaultProcess, id: string, timeoutMs = 600_000, everyMs = 100) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await fetch(`${server.url}/api/links/${id}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-    const { document } = (await response.json()) as { document: { status: string; pages: number | null; error: string | null } };
+    const document = await documentOf(server, id);
     if (document.status === 'ready') return document;
     if (document.status !== 'processing') throw new Error(`document ${id} ended ${document.status}: ${document.error}`);
     if (Date.now() > deadline) throw new Error(`document ${id} not ready within ${timeoutMs} ms`);

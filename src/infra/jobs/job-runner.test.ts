@@ -344,6 +344,63 @@ test('a started runner runs a job right after enqueue, and stop waits for the jo
   );
 });
 
+test('a job that works in turns sees the runner stopping, ends its turn, and stop does not wait out the turn', async (t) => {
+  const { db, runner } = await setup(t);
+  const jobs = runner({ clock: Date.now, stopTimeoutMs: 10_000 });
+  const seen: boolean[] = [];
+  jobs.register(
+    'test.kind',
+    recordingKind({
+      async run(_payload, job) {
+        seen.push(job.stopping());
+        for (let turn = 0; turn < 1_000 && !job.stopping(); turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(job.stopping());
+      },
+    }).kind,
+  );
+  jobs.start();
+  await jobs.enqueue('test.kind', { n: 1 });
+  await until(async () => seen.length === 1);
+  await jobs.stop();
+  assert.deepEqual(seen, [false, true], 'ended because the runner stopped, not after its 1 000 turns');
+  assert.equal((await listJobs(db))[0]?.status, 'done');
+});
+
+test('a running job learns whether another job of its kind is due and waiting, itself and later jobs not counted', async (t) => {
+  const { db, runner } = await setup(t);
+  const jobs = runner({ clock: Date.now });
+  const answers: Array<{ n: number; waiting: boolean }> = [];
+  let asked = 0;
+  jobs.register(
+    'test.kind',
+    recordingKind({
+      concurrency: 1,
+      async run({ n }, job) {
+        answers.push({ n, waiting: await job.othersWaiting() });
+        asked++;
+        // The first job gives way once the second is waiting (bounded: 1 000 turns of 5 ms).
+        if (n === 1) for (let turn = 0; turn < 1_000 && !(await job.othersWaiting()); turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+        if (n === 1) answers.push({ n, waiting: await job.othersWaiting() });
+      },
+    }).kind,
+  );
+  await jobs.enqueue('test.kind', { n: 3 }, { runAt: Date.now() + 3_600_000 });
+  jobs.start();
+  await jobs.enqueue('test.kind', { n: 1 });
+  await until(async () => asked === 1);
+  await jobs.enqueue('test.kind', { n: 2 });
+  await until(async () => asked === 2);
+  assert.deepEqual(answers, [
+    { n: 1, waiting: false },
+    { n: 1, waiting: true },
+    { n: 2, waiting: false },
+  ]);
+  assert.deepEqual(
+    (await listJobs(db)).map((row) => row.status),
+    ['pending', 'done', 'done'],
+  );
+});
+
 test('stop gives up waiting after its bound; the job keeps its lease', async (t) => {
   const { db, log, runner } = await setup(t);
   const jobs = runner({ clock: Date.now, stopTimeoutMs: 50 });

@@ -5,7 +5,7 @@ import { failureLevel, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { JobRow } from '../../db/types.js';
 import { createJobMetrics } from './job-metrics.js';
-import { claimDueJob, completeJob, countUnfinishedJobs, deleteFinishedJobs, failJob, insertJobs, retryJob } from './jobs.repo.js';
+import { claimDueJob, completeJob, countUnfinishedJobs, deleteFinishedJobs, failJob, hasWaitingJob, insertJobs, retryJob } from './jobs.repo.js';
 
 /** A failure that retrying cannot fix: the job fails at once, whatever attempts it has left. */
 export class PermanentJobError extends Error {
@@ -17,6 +17,13 @@ export interface RunningJob {
   kind: string;
   /** 1 on the first try */
   attempt: number;
+  /** True once the runner is stopping: a job that works in turns ends its turn and queues the rest. */
+  stopping(): boolean;
+  /**
+   * Whether another job of this kind is due and waiting for a runner, so a long job can give way
+   * to it. The database is asked at most once a second per job; in between the last answer holds.
+   */
+  othersWaiting(): Promise<boolean>;
 }
 
 export interface JobFailure {
@@ -90,6 +97,7 @@ export interface JobRunnerDeps {
 }
 
 const MAX_ERROR_LENGTH = 1000;
+const OTHERS_WAITING_CHECK_MS = 1_000;
 // On SQLite the first look already waits for the caller's commit (one connection); on PostgreSQL it may come too early.
 const AFTER_COMMIT_LOOK_MS = 50;
 /** Finished jobs are kept this long (the kinds keep their own records), then deleted hourly in batches. */
@@ -155,6 +163,25 @@ export function createJobRunner(deps: JobRunnerDeps) {
     });
   }
 
+  /** What a running job may ask of the runner: whether to end its turn early. */
+  function runningJob(state: KindState, job: JobRow): RunningJob {
+    const started = generation;
+    let asked: { at: number; answer: Promise<boolean> } | undefined;
+    return {
+      id: job.id,
+      kind: state.name,
+      attempt: job.attempts,
+      stopping: () => generation !== started,
+      othersWaiting() {
+        const now = clock();
+        if (!asked || now - asked.at >= OTHERS_WAITING_CHECK_MS) {
+          asked = { at: now, answer: hasWaitingJob(db, { kind: state.name, now, excluding: job.id }) };
+        }
+        return asked.answer;
+      },
+    };
+  }
+
   async function execute(state: KindState, job: JobRow): Promise<void> {
     const maxAttempts = job.max_attempts ?? state.kind.maxAttempts;
     let payload: unknown;
@@ -165,7 +192,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
       payload = JSON.parse(job.payload);
       // Taken again after its last attempt's lease ran out: that attempt never ended (a crash, or it hung).
       if (job.attempts > maxAttempts) throw new PermanentJobError('abandoned during its last attempt (its lease ran out)');
-      await state.kind.run(payload, { id: job.id, kind: state.name, attempt: job.attempts });
+      await state.kind.run(payload, runningJob(state, job));
     } catch (error) {
       failure = { error };
     } finally {

@@ -79,6 +79,18 @@ export function claimDueJob(db: Executor, request: JobClaimRequest): Promise<Job
     .executeTakeFirst();
 }
 
+/** Whether a job of `kind` other than `excluding` is due and waiting for a runner (or its runner is gone). */
+export async function hasWaitingJob(db: Executor, query: { kind: string; now: number; excluding: number }): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where((eb) => claimable(eb, query.kind, query.now))
+    .where('id', '!=', query.excluding)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Ends an attempt. Only the runner still holding it may: once its lease passed and another
  * runner took the job (counting a new attempt), a late outcome from the first changes nothing.

@@ -3,14 +3,16 @@
  * page as a WebP 1600 px wide, a 320 px thumbnail and its text, page 1 first. The work is the
  * `document.render` job, queued in the transaction that stores the version; it renders for a
  * bounded slice of time and queues its own continuation, so a lease never has to outlast a
- * 300-page document and a killed process loses at most the pages it was drawing.
+ * 300-page document and a killed process loses at most the pages it was drawing. A slice ends
+ * early when another document is waiting (a new upload is not kept behind a long one) and when
+ * the server stops (a restart does not wait for the slice).
  */
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { ConversionError, isConvertible, type OfficeConverter } from '../../infra/convert/office-converter.js';
-import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
+import type { JobKind, JobQueue, RunningJob } from '../../infra/jobs/index.js';
 import {
   openPdf,
   PdfOpenError,
@@ -31,6 +33,8 @@ export const PAGE_WIDTH = 1600;
 export const THUMBNAIL_WIDTH = 320;
 /** A run renders for about this long, then queues the rest. */
 const SLICE_MS = 20_000;
+/** ...or gives way after this long to another document waiting its turn: shorter turns would spend more on opening the PDF again. */
+const TURN_MS = 5_000;
 /**
  * Pages prepared at once by a run. Encoding a page's WebP takes most of its time (140 ms of
  * 150 for a page of text) on one core, libwebp's; a second page in flight keeps another core
@@ -64,6 +68,9 @@ class UnrenderableError extends Error {}
 interface RenderPayload {
   documentId: number;
 }
+
+/** What a slice asks of its job runner: whether to end early. */
+type Turns = Pick<RunningJob, 'stopping' | 'othersWaiting'>;
 
 export function createRenditions(deps: {
   db: Db;
@@ -177,31 +184,39 @@ export function createRenditions(deps: {
   }
 
   /**
-   * Renders `numbers` in order, PAGES_AT_ONCE at a time, until the slice's time is up; true when
-   * pages are left. A failure stops new pages; those in flight are waited for before it is thrown,
-   * so the PDF is never closed under them.
+   * Renders `numbers` in order, PAGES_AT_ONCE at a time, until the slice is over; true when pages
+   * are left. A failure stops new pages; those in flight are waited for before it is thrown, so
+   * the PDF is never closed under them.
    */
-  async function renderPages(document: repo.DocumentRow, pdf: OpenedPdf, numbers: readonly number[]): Promise<boolean> {
+  async function renderPages(document: repo.DocumentRow, pdf: OpenedPdf, numbers: readonly number[], job: Turns): Promise<boolean> {
     const started = clock();
+    const sliceOver = async () => {
+      const elapsed = clock() - started;
+      return job.stopping() || elapsed > SLICE_MS || (elapsed > TURN_MS && (await job.othersWaiting()));
+    };
     const inFlight = new Set<Promise<void>>();
     let failure: { error: unknown } | undefined;
     let next = 0;
-    while (next < numbers.length && !failure && clock() - started <= SLICE_MS) {
-      const drawing: Promise<void> = renderPage(document, pdf, numbers[next++]!)
-        .catch((error: unknown) => {
-          failure ??= { error };
-        })
-        .finally(() => inFlight.delete(drawing));
-      inFlight.add(drawing);
-      if (inFlight.size >= PAGES_AT_ONCE) await Promise.race(inFlight);
+    try {
+      while (next < numbers.length && !failure && !(await sliceOver())) {
+        const drawing: Promise<void> = renderPage(document, pdf, numbers[next++]!)
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => inFlight.delete(drawing));
+        inFlight.add(drawing);
+        if (inFlight.size >= PAGES_AT_ONCE) await Promise.race(inFlight);
+      }
+    } finally {
+      // Also when asking whether others wait failed: the pages in flight still use the PDF.
+      await Promise.all(inFlight);
     }
-    await Promise.all(inFlight);
     if (failure) throw failure.error;
     return next < numbers.length;
   }
 
   /** One slice of the work; true when the rest is queued. */
-  async function renderSlice(documentId: number): Promise<boolean> {
+  async function renderSlice(documentId: number, job: Turns): Promise<boolean> {
     const document = await repo.findDocument(db, documentId);
     if (!document || document.status !== 'processing') return false;
     const link = await links.findForVisitor(document.link_id);
@@ -224,7 +239,7 @@ export function createRenditions(deps: {
       if (document.page_count !== pdf.pageCount) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
       const rendered = await repo.renderedPageNumbers(db, document.id);
       const missing = Array.from({ length: pdf.pageCount }, (_, index) => index + 1).filter((number) => !rendered.has(number));
-      if (await renderPages(document, pdf, missing)) {
+      if (await renderPages(document, pdf, missing, job)) {
         await jobs.enqueue(DOCUMENT_JOB, { documentId } satisfies RenderPayload);
         return true;
       }
@@ -241,8 +256,8 @@ export function createRenditions(deps: {
   }
 
   const job: JobKind<RenderPayload> = {
-    run: async ({ documentId }) => {
-      await renderSlice(documentId);
+    run: async ({ documentId }, running) => {
+      await renderSlice(documentId, running);
     },
     async onFailure(trx: Executor, { documentId }, failure) {
       if (failure.retry) return;
