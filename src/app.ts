@@ -62,9 +62,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   refuseNulInJson(app);
   registerErrorHandling(app);
   if (config.metricsToken && runtime.metrics) registerMetrics(app, config.metricsToken, runtime.metrics);
-  // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert).
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert). The
+  // API's answers (link lists, visitors' addresses, audit entries) are kept out of browser and
+  // proxy caches, on disk or shared, unless a route says how its answer may be cached.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    if (request.routeOptions.url?.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     // Shutting down: this answer is the connection's last (src/shutdown.ts).
     if (runtime.readiness.closing) reply.header('connection', 'close');
     done(null, payload);

@@ -37,6 +37,23 @@ test('download tokens obey the link: 403 once it is deactivated, 410 once it has
   assert.doesNotMatch(JSON.parse(stranger.body.toString()).error, /deactivated|expired/);
 });
 
+test('API answers, errors included, are not stored by browser or proxy caches, unless the route says how', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'board minutes', 'minutes.txt');
+  for (const response of [
+    await http.get('/api/links'),
+    await http.get(`/api/links/${linkId}`),
+    await http.get('/api/links/999999'),
+    await createHttpClient(app.url).get('/api/links'),
+  ]) {
+    assert.equal(response.headers.get('cache-control'), 'no-store', `status ${response.status}`);
+  }
+  // Routes that set their own keep it: a file download is private and never stored.
+  const token = await downloadToken(http, linkId, 1);
+  assert.equal((await downloadOriginal(app.url, linkId, token)).response.headers.get('cache-control'), 'private, no-store');
+});
+
 test('one-time codes: at most 10 per client per link in 10 minutes, 100 per link in an hour, across addresses', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
