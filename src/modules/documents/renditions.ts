@@ -137,9 +137,15 @@ export function createRenditions(deps: {
    */
   async function renderPage(document: repo.DocumentRow, pdf: OpenedPdf, number: number): Promise<void> {
     const { default: sharp } = await import('sharp');
-    const page = await pdf.renderPage(number, PAGE_WIDTH);
-    // The thumbnail is drawn at its own size: PDFium does that in a tenth of the time of scaling the page down.
-    const small = await pdf.renderPage(number, THUMBNAIL_WIDTH);
+    // The page's calls to PDFium are queued together, so the other page in flight never comes between
+    // them (a slow page would hold this one up). The thumbnail is drawn at its own size: PDFium does
+    // that in a tenth of the time of scaling the page down.
+    const calls = [pdf.renderPage(number, PAGE_WIDTH), pdf.renderPage(number, THUMBNAIL_WIDTH), pdf.pageText(number)] as const;
+    const [page, small, text] = await Promise.all(calls).catch(async (error: unknown) => {
+      // A page past its limit ends the renderer, which fails the page's other calls too: the limit is the cause.
+      const reasons = (await Promise.allSettled(calls)).flatMap((call) => (call.status === 'rejected' ? [call.reason as unknown] : []));
+      throw reasons.find((reason) => reason instanceof PdfPageTimeoutError) ?? error;
+    });
     // The pages are opaque: no alpha plane to encode.
     const pixels = (drawn: RenderedPage) => sharp(drawn.rgba, { raw: { width: drawn.width, height: drawn.height, channels: 4 } }).removeAlpha();
     const [image, thumbnail, stampBase] = await Promise.all([
@@ -167,7 +173,7 @@ export function createRenditions(deps: {
       stamp_base_key: sealedBase.blobKey,
       stamp_base_wrapped_key: sealedBase.wrappedKey,
       stamp_base_size: sealedBase.size,
-      text: storableText(await pdf.pageText(number)),
+      text: storableText(text),
     });
     if (!recorded) await deleteBlobs([sealedImage.blobKey, sealedThumbnail.blobKey, sealedBase.blobKey]);
   }
@@ -201,7 +207,8 @@ export function createRenditions(deps: {
       while (next < numbers.length && !failure && !(await sliceOver())) {
         const drawing: Promise<void> = renderPage(document, pdf, numbers[next++]!)
           .catch((error: unknown) => {
-            failure ??= { error };
+            // A page past its limit ends the renderer under the other page in flight: the limit is the cause.
+            if (!failure || (error instanceof PdfPageTimeoutError && failure.error instanceof PdfRendererStoppedError)) failure = { error };
           })
           .finally(() => inFlight.delete(drawing));
         inFlight.add(drawing);
