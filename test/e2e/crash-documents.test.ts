@@ -51,7 +51,7 @@ test(`a ${PAGES}-page PDF whose rendering is killed with kill -9 is finished aft
     (current) => current.status !== 'processing',
     360_000,
   );
-  assert.deepEqual(document, { status: 'ready', pages: PAGES, error: null });
+  assert.deepEqual(document, { status: 'ready', pages: PAGES, rendered: PAGES, error: null });
   assert.equal(await renderedPages(), PAGES, 'each page drawn once');
   const visitor = new VisitorClient(server.url);
   await visitor.get(`/v/${id}`);

@@ -6,6 +6,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { closeBrowser, openPage } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, installClock, openScreen, PHONE, refreshNow, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
+import { makePdf } from '../helpers/pdf.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
 
@@ -77,6 +78,34 @@ test('link settings: password, e-mail code and expiry are saved and kept; the AP
   const phone = await signedInDashboard(t, app, { accountId, viewport: PHONE });
   await openSettings(phone.page, app, id, 'Plan.txt');
   await checkScreen(phone.page, 'link-settings-phone');
+});
+
+test('link settings: while the pages are being prepared a bar counts them, and the screen follows them without a reload', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, await makePdf(2), 'Deck.pdf');
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: PHONE });
+  // The link as the API would answer 37 pages into a 300-page document, until `preparing` ends.
+  let preparing = true;
+  await page.route(`**/api/links/${id}`, async (route) => {
+    if (!preparing || route.request().method() !== 'GET') return route.continue();
+    const response = await route.fetch();
+    const link = (await response.json()) as { document: unknown };
+    await route.fulfill({ response, json: { ...link, document: { status: 'processing', pages: 300, rendered: 37, error: null } } });
+  });
+  await openSettings(page, app, id, 'Deck.pdf');
+  const progress = page.getByRole('progressbar', { name: 'Pages of Deck.pdf prepared so far' });
+  await progress.waitFor();
+  assert.deepEqual([await progress.getAttribute('value'), await progress.getAttribute('max')], ['37', '300']);
+  await page.getByText('37 of 300 pages ready').waitFor();
+  await page.getByText('Preparing pages…').waitFor();
+  await checkScreen(page, 'link-preparing-phone');
+
+  preparing = false;
+  await page.getByText('Pages ready', { exact: true }).waitFor({ timeout: 10_000 });
+  await page.getByText('2 pages', { exact: true }).waitFor();
+  assert.equal(await progress.count(), 0);
+  await checkScreen(page, 'link-prepared-phone');
 });
 
 test('link analytics: a new view appears without a reload; the CSV downloads', async (t) => {

@@ -46,7 +46,19 @@ export function findDocumentsOfLink(db: Executor, linkId: string) {
 /** The status of every document of `linkIds` (a page of the link list), to be matched to their current versions. */
 export async function findStatusesOfLinks(db: Executor, linkIds: readonly string[]) {
   if (linkIds.length === 0) return [];
-  return db.selectFrom('documents').select(['link_id', 'version', 'status', 'page_count', 'error']).where('link_id', 'in', linkIds).execute();
+  return db.selectFrom('documents').select(['id', 'link_id', 'version', 'status', 'page_count', 'error']).where('link_id', 'in', linkIds).execute();
+}
+
+/** How many pages of each of `documentIds` are drawn so far (documents without any are absent). */
+export async function countRenderedPages(db: Executor, documentIds: readonly number[]): Promise<Map<number, number>> {
+  if (documentIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('document_pages')
+    .select(['document_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('document_id', 'in', documentIds)
+    .groupBy('document_id')
+    .execute();
+  return new Map(rows.map((row) => [row.document_id, Number(row.count)]));
 }
 
 export async function updateDocument(db: Executor, id: number, patch: DocumentPatch, now: number): Promise<void> {

@@ -209,14 +209,29 @@ export function createDocumentSummaries(deps: { db: Db }): DocumentSummaries {
         db,
         linkRows.filter(isPaged).map((link) => link.id),
       );
-      const summaries = new Map<string, DocumentSummary>();
+      const currents = new Map<string, (typeof rows)[number]>();
       for (const link of linkRows) {
         const current = rows.find((row) => row.link_id === link.id && row.version === link.version);
+        if (current) currents.set(link.id, current);
+      }
+      // Pages are counted only while they are being drawn (or stopped being): a ready document has them all.
+      const counted = await repo.countRenderedPages(
+        db,
+        [...currents.values()].filter((row) => row.status !== 'ready').map((row) => row.id),
+      );
+      const summaries = new Map<string, DocumentSummary>();
+      for (const link of linkRows) {
+        const current = currents.get(link.id);
         summaries.set(
           link.id,
           current
-            ? { status: current.status as DocumentStatus, pages: current.page_count, error: current.error }
-            : { status: 'none', pages: null, error: null },
+            ? {
+                status: current.status as DocumentStatus,
+                pages: current.page_count,
+                rendered: current.status === 'ready' ? current.page_count : (counted.get(current.id) ?? 0),
+                error: current.error,
+              }
+            : { status: 'none', pages: null, rendered: null, error: null },
         );
       }
       return summaries;

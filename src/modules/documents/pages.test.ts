@@ -21,7 +21,8 @@ const fixture = (name: string) => readFile(new URL(`../../../test/fixtures/docum
 
 async function documentOf(http: HttpClient, id: string, until: (status: string) => boolean = (status) => status !== 'processing') {
   const read = await waitFor(
-    async () => (await http.get(`/api/links/${id}`)).body.document as { status: string; pages: number | null; error: string | null },
+    async () =>
+      (await http.get(`/api/links/${id}`)).body.document as { status: string; pages: number | null; rendered: number | null; error: string | null },
     (document) => until(document.status),
     60_000,
   );
@@ -40,7 +41,7 @@ test('a PDF is rendered page by page: status in the API, page images and text fo
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makePdf(3), 'Deck.pdf');
   const document = await documentOf(http, id);
-  assert.deepEqual(document, { status: 'ready', pages: 3, error: null });
+  assert.deepEqual(document, { status: 'ready', pages: 3, rendered: 3, error: null });
   const listed = (await http.get('/api/links')).body.links.find((link: { id: string }) => link.id === id);
   assert.deepEqual(listed.document, document);
 
@@ -136,7 +137,7 @@ test('a replacement is rendered while visitors still see the old pages; a corrup
   const id = await createLink(http, await makePdf(2), 'Report.pdf');
   await documentOf(http, id);
   assert.equal((await http.put(`/api/links/${id}/file`, uploadForm(await makePdf(5), 'Report.pdf'))).status, 200);
-  assert.deepEqual(await documentOf(http, id), { status: 'ready', pages: 5, error: null });
+  assert.deepEqual(await documentOf(http, id), { status: 'ready', pages: 5, rendered: 5, error: null });
   const { manifest } = await viewing(app, id);
   assert.equal((await manifest()).totalPages, 5);
 
@@ -153,12 +154,13 @@ test('a page that takes too long to draw ends its document failed with the page 
   const app = await startApp(t, { env: { PAGE_DRAW_TIMEOUT_SECONDS: '1' } });
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makeSlowPdf(3, 2), 'Plan.pdf');
-  assert.deepEqual(await documentOf(http, id), { status: 'failed', pages: 3, error: 'Page 2 took longer than 1 s to draw' });
+  // Page 1 was drawn before page 2 ran out of time; its image stays counted.
+  assert.deepEqual(await documentOf(http, id), { status: 'failed', pages: 3, rendered: 1, error: 'Page 2 took longer than 1 s to draw' });
   const { visitor, manifest } = await viewing(app, id);
   assert.equal((await manifest()).status, 'failed');
   assert.equal((await visitor.get(`/v/${id}`)).status, 200);
   const fine = await createLink(http, await makePdf(2), 'Fine.pdf');
-  assert.deepEqual(await documentOf(http, fine), { status: 'ready', pages: 2, error: null }, 'the next document is drawn');
+  assert.deepEqual(await documentOf(http, fine), { status: 'ready', pages: 2, rendered: 2, error: null }, 'the next document is drawn');
 });
 
 test(
@@ -175,7 +177,7 @@ test(
     const ids = await Promise.all(cases.map(async (entry) => createLink(http, await fixture(entry.name), entry.name)));
     for (const [index, entry] of cases.entries()) {
       const document = await documentOf(http, ids[index]!);
-      assert.deepEqual(document, { status: 'ready', pages: entry.pages, error: null }, entry.name);
+      assert.deepEqual(document, { status: 'ready', pages: entry.pages, rendered: entry.pages, error: null }, entry.name);
       const { manifest } = await viewing(app, ids[index]!);
       const texts = (await manifest()).pages.map((page) => page.text).join('\n');
       assert.match(texts, entry.text, entry.name);

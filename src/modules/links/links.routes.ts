@@ -30,6 +30,7 @@ export const LinkMetadata = Type.Object({
 const DocumentSummary = Type.Object({
   status: Type.Union([Type.Literal('none'), Type.Literal('processing'), Type.Literal('ready'), Type.Literal('failed')]),
   pages: Type.Union([Type.Integer(), Type.Null()]),
+  rendered: Type.Union([Type.Integer(), Type.Null()], { description: 'pages drawn so far (all of them once ready); null when not a paged document' }),
   error: Type.Union([Type.String(), Type.Null()]),
 });
 

@@ -147,6 +147,8 @@ export type DocumentStatus = 'none' | 'processing' | 'ready' | 'failed';
 export interface DocumentSummary {
   status: DocumentStatus;
   pages: number | null;
+  /** pages drawn so far: all of them once ready */
+  rendered: number | null;
   error: string | null;
 }
 
@@ -166,7 +168,7 @@ export interface LinkListQuery {
   order?: repo.SortDirection;
 }
 
-const NO_DOCUMENT: DocumentSummary = { status: 'none', pages: null, error: null };
+const NO_DOCUMENT: DocumentSummary = { status: 'none', pages: null, rendered: null, error: null };
 
 export function createLinksService(deps: {
   db: Db;

@@ -4406,6 +4406,8 @@ export interface operations {
                             document: {
                                 status: "none" | "processing" | "ready" | "failed";
                                 pages: number | null;
+                                /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                                rendered: number | null;
                                 error: string | null;
                             };
                         }[];
@@ -4924,6 +4926,8 @@ export interface operations {
                         document: {
                             status: "none" | "processing" | "ready" | "failed";
                             pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
                             error: string | null;
                         };
                     };
@@ -5196,6 +5200,8 @@ export interface operations {
                         document: {
                             status: "none" | "processing" | "ready" | "failed";
                             pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
                             error: string | null;
                         };
                     };
@@ -7284,6 +7290,8 @@ export interface operations {
                         document: {
                             status: "none" | "processing" | "ready" | "failed";
                             pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
                             error: string | null;
                         };
                     };

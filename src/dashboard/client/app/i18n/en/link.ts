@@ -51,6 +51,8 @@ export const link = {
   'link.document.ready': 'Pages ready',
   'link.document.processing': 'Preparing pages…',
   'link.document.failed': 'Pages could not be made',
+  'link.document.progress': '{rendered} of {pages} pages ready',
+  'link.document.progressLabel': 'Pages of {name} prepared so far',
   'link.document.pages.one': '{count} page',
   'link.document.pages.other': '{count} pages',
   'link.list.hint': 'One address per line.',

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
 import { useQuery } from '../../api/query.js';
@@ -10,8 +11,15 @@ export type LinkAnalytics = paths['/api/links/{id}/analytics']['get']['responses
 /** Cache keys: everything about one link starts with `link:<id>`, so a change refreshes all of it. */
 export const linkKey = (id: string) => `link:${id}`;
 
+/** How often a link is fetched again while its pages are being prepared: the progress moves on its own. */
+const PREPARING_REFRESH_MS = 2_000;
+
 export function useLink(id: string) {
-  return useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })));
+  const [refreshMs, setRefreshMs] = useState<number | undefined>(undefined);
+  const query = useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })), { refreshMs });
+  const preparing = query.data?.document.status === 'processing';
+  useEffect(() => setRefreshMs(preparing ? PREPARING_REFRESH_MS : undefined), [preparing]);
+  return query;
 }
 
 export const thumbnailUrl = (id: string, page: number) => `/api/links/${encodeURIComponent(id)}/pages/${page}/thumbnail`;

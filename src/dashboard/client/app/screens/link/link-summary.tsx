@@ -1,4 +1,4 @@
-import { formatDate, t, tn } from '../../i18n/index.js';
+import { formatDate, formatNumber, t, tn } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { Chip } from '../../ui/page.js';
 import { thumbnailUrl, type LinkDetail } from './link-data.js';
@@ -23,7 +23,7 @@ export function LinkChips({ link }: { link: LinkDetail }) {
 
 /** Whether the document's pages are ready to show, still being made, or failed and why. */
 function DocumentStatus({ link }: { link: LinkDetail }) {
-  const { status, pages, error } = link.document;
+  const { status, pages, rendered, error } = link.document;
   if (status === 'none') return null;
   return (
     <div class="link-document">
@@ -33,8 +33,14 @@ function DocumentStatus({ link }: { link: LinkDetail }) {
           {status === 'ready' && <Chip tone="success">{t('link.document.ready')}</Chip>}
           {status === 'processing' && <Chip tone="brand">{t('link.document.processing')}</Chip>}
           {status === 'failed' && <Chip tone="danger">{t('link.document.failed')}</Chip>}
-          {pages !== null && <span class="muted">{tn('link.document.pages', pages)}</span>}
+          {status !== 'processing' && pages !== null && <span class="muted">{tn('link.document.pages', pages)}</span>}
         </p>
+        {status === 'processing' && pages !== null && rendered !== null && (
+          <p class="link-document-progress">
+            <progress max={pages} value={rendered} aria-label={t('link.document.progressLabel', { name: link.name })} />
+            <span class="muted">{t('link.document.progress', { rendered: formatNumber(rendered), pages: formatNumber(pages) })}</span>
+          </p>
+        )}
         {status === 'failed' && error && <p class="muted">{error}</p>}
       </div>
     </div>
