@@ -389,7 +389,8 @@ test('a running job learns whether another job of its kind is due and waiting, i
   await jobs.enqueue('test.kind', { n: 1 });
   await until(async () => asked === 1);
   await jobs.enqueue('test.kind', { n: 2 });
-  await until(async () => asked === 2);
+  // Done once its run has returned and the runner has recorded it.
+  await until(async () => (await listJobs(db, { status: 'done' })).length === 2);
   assert.deepEqual(answers, [
     { n: 1, waiting: false },
     { n: 1, waiting: true },
