@@ -57,14 +57,23 @@ test('webhooks: added with its events, the secret shown once, a signed test sent
   await deliveries.getByText('webhook.test').waitFor();
   await checkScreen(page, 'settings-webhooks-deliveries');
 
-  // What the page sent, and what the audit log kept, so that a failure says which change landed.
-  const patches: string[] = [];
-  page.on('request', (request) => request.method() === 'PATCH' && patches.push(`${request.url()} ${request.postData()}`));
+  // What the page sent and was answered, and what the audit log kept, so that a failure says which change landed.
+  const exchanges: string[] = [];
+  page.on('response', (response) => {
+    const request = response.request();
+    if (!/\/api\/webhooks/.test(request.url())) return;
+    void response.text().then(
+      (body) => exchanges.push(`${request.method()} ${request.url()} ${request.postData() ?? ''} -> ${response.status()} ${body}`),
+      () => exchanges.push(`${request.method()} ${request.url()} -> ${response.status()} (body gone)`),
+    );
+  });
+  const patched = page.waitForResponse((response) => response.request().method() === 'PATCH');
   await row.getByRole('button', { name: 'Pause' }).click();
-  await row.getByText('Paused').waitFor();
+  assert.equal((await patched).status(), 200);
+  await row.getByText('Paused', { exact: true }).waitFor();
   const { active } = (await http.get(`/api/webhooks/${webhook!.id}`)).body;
   const audit = (await http.get('/api/audit-log?action=webhook.updated')).body.entries;
-  assert.equal(active, false, JSON.stringify({ patches, audit }));
+  assert.equal(active, false, JSON.stringify({ exchanges, audit }));
   await row.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('heading', { name: 'No webhooks' }).waitFor();
