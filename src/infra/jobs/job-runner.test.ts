@@ -378,9 +378,10 @@ test('a running job learns whether another job of its kind is due and waiting, i
       async run({ n }, job) {
         answers.push({ n, waiting: await job.othersWaiting() });
         asked++;
+        if (n !== 1) return;
         // The first job gives way once the second is waiting (bounded: 1 000 turns of 5 ms).
-        if (n === 1) for (let turn = 0; turn < 1_000 && !(await job.othersWaiting()); turn++) await new Promise((resolve) => setTimeout(resolve, 5));
-        if (n === 1) answers.push({ n, waiting: await job.othersWaiting() });
+        for (let turn = 0; turn < 1_000 && !(await job.othersWaiting()); turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+        answers.push({ n, waiting: await job.othersWaiting() });
       },
     }).kind,
   );
