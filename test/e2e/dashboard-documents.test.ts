@@ -146,6 +146,45 @@ test('Copy link, delete after confirming, and a data room made of two selected r
   assert.equal(room.body.name, 'Due diligence');
 });
 
+test('a change made while the list is being fetched again shows: the answer begun before it is not kept', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  for (const name of ['alpha.txt', 'bravo.txt', 'charlie.txt']) await createLink(http, name, name);
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openDocuments(page, app);
+
+  // The refetch after the first deletion is answered by the server at once, but reaches the page only when released.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held: string[] = [];
+  let holding = true;
+  await page.route(/\/api\/links\?/, async (route) => {
+    if (!holding) return route.continue();
+    held.push(route.request().url());
+    const response = await route.fetch();
+    await released;
+    await route.fulfill({ response });
+  });
+  await chooseAction(page, 'alpha.txt', 'Delete');
+  await page.getByRole('dialog', { name: 'Delete alpha.txt?' }).getByRole('button', { name: 'Delete' }).click();
+  await until(async () => held.length > 0);
+  // Bravo is deleted while that answer, which still lists it, is on its way. The screen unselects a deleted row
+  // just before it asks for the list again: once bravo's box is clear, the list has been asked for.
+  const bravoSelected = page.getByLabel('Select bravo.txt');
+  await bravoSelected.check();
+  await chooseAction(page, 'bravo.txt', 'Delete');
+  await page.getByRole('dialog', { name: 'Delete bravo.txt?' }).getByRole('button', { name: 'Delete' }).click();
+  await until(async () => !(await bravoSelected.isChecked()));
+  holding = false;
+  release();
+
+  await rowOf(page, 'bravo.txt').waitFor({ state: 'detached' });
+  await rowOf(page, 'alpha.txt').waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: /Active\s*1/ }).waitFor();
+  assert.equal(await rowOf(page, 'charlie.txt').count(), 1);
+  assert.equal(held.length, 1, 'one list call was held; the one after the second deletion went straight through');
+});
+
 test('replace a file, and a download token shown once', async (t) => {
   const app = await startApp(t);
   const { accountId, http } = await app.createAccount();

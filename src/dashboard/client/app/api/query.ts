@@ -9,7 +9,12 @@ import { ApiError } from './client.js';
 interface Entry {
   data?: unknown;
   error?: ApiError;
+  /** the fetch in flight */
   promise?: Promise<void>;
+  /** a fetch asked for by a change while another was in flight: it starts when that one ends */
+  queued?: Promise<void>;
+  /** raised by each such change: an answer fetched before it is dropped, not shown */
+  generation: number;
   fetcher: () => Promise<unknown>;
   listeners: Set<() => void>;
 }
@@ -19,30 +24,50 @@ const entries = new Map<string, Entry>();
 function entryFor(key: string, fetcher: () => Promise<unknown>): Entry {
   let entry = entries.get(key);
   if (!entry) {
-    entry = { fetcher, listeners: new Set() };
+    entry = { generation: 0, fetcher, listeners: new Set() };
     entries.set(key, entry);
   }
   entry.fetcher = fetcher;
   return entry;
 }
 
-function load(key: string, entry: Entry): Promise<void> {
-  entry.promise ??= entry
+function fetchInto(entry: Entry): Promise<void> {
+  const generation = entry.generation;
+  const current = () => generation === entry.generation;
+  entry.promise = entry
     .fetcher()
     .then(
       (data) => {
+        if (!current()) return;
         entry.data = data;
         entry.error = undefined;
       },
       (error: unknown) => {
-        entry.error = error instanceof ApiError ? error : new ApiError(0, String(error));
+        if (current()) entry.error = error instanceof ApiError ? error : new ApiError(0, String(error));
       },
     )
     .finally(() => {
       entry.promise = undefined;
-      entry.listeners.forEach((listener) => listener());
+      if (current()) entry.listeners.forEach((listener) => listener());
     });
   return entry.promise;
+}
+
+/**
+ * The entry's data, fetched unless a fetch is already on its way. `fresh`: the answer must be
+ * begun after now (a change was just made); one already in flight may predate the change, so
+ * its answer is dropped and another fetch follows it.
+ */
+function load(entry: Entry, fresh = false): Promise<void> {
+  if (fresh && entry.promise) {
+    entry.generation++;
+    entry.queued ??= entry.promise.then(() => {
+      entry.queued = undefined;
+      return fetchInto(entry);
+    });
+    return entry.queued;
+  }
+  return entry.queued ?? entry.promise ?? fetchInto(entry);
 }
 
 /** Refetches every cached query whose key starts with one of the prefixes (e.g. 'links' after a change to a link). */
@@ -51,7 +76,7 @@ export async function invalidate(...prefixes: string[]): Promise<void> {
   for (const [key, entry] of [...entries.entries()]) {
     if (!prefixes.some((prefix) => key === prefix || key.startsWith(`${prefix}:`))) continue;
     // A query no screen shows is dropped; it is fetched afresh when one shows it again.
-    if (entry.listeners.size > 0) reloads.push(load(key, entry));
+    if (entry.listeners.size > 0) reloads.push(load(entry, true));
     else entries.delete(key);
   }
   await Promise.all(reloads);
@@ -65,29 +90,36 @@ export interface Query<T> {
   refetch: () => Promise<void>;
 }
 
-/** The data under `key`, fetched by `fetcher`; `refreshMs` polls while the screen is open (new views appear without a reload). */
-export function useQuery<T>(key: string | null, fetcher: () => Promise<T>, options: { refreshMs?: number } = {}): Query<T> {
+/**
+ * The data under `key`, fetched by `fetcher`; `refreshMs` polls while the screen is open (new
+ * views appear without a reload), or, as a function of the data, while the data says to.
+ */
+export function useQuery<T>(
+  key: string | null,
+  fetcher: () => Promise<T>,
+  options: { refreshMs?: number | ((data: T | undefined) => number | undefined) } = {},
+): Query<T> {
   const [, rerender] = useState(0);
   const entry = key === null ? undefined : entryFor(key, fetcher);
+  const data = entry?.data as T | undefined;
+  const refreshMs = typeof options.refreshMs === 'function' ? options.refreshMs(data) : options.refreshMs;
 
   // A layout effect: the request leaves as soon as the screen has rendered, not after the next paint.
   useLayoutEffect(() => {
     if (!key || !entry) return;
     const listener = () => rerender((n) => n + 1);
     entry.listeners.add(listener);
-    void load(key, entry);
-    const timer = options.refreshMs
-      ? setInterval(() => document.visibilityState === 'visible' && void load(key, entry), options.refreshMs)
-      : undefined;
+    void load(entry);
+    const timer = refreshMs ? setInterval(() => document.visibilityState === 'visible' && void load(entry), refreshMs) : undefined;
     return () => {
       entry.listeners.delete(listener);
       if (timer) clearInterval(timer);
     };
-  }, [key, options.refreshMs]);
+  }, [key, refreshMs]);
 
-  const refetch = useCallback(() => (key && entry ? load(key, entry) : Promise.resolve()), [key]);
+  const refetch = useCallback(() => (entry ? load(entry, true) : Promise.resolve()), [key]);
   return {
-    data: entry?.data as T | undefined,
+    data,
     error: entry?.error,
     loading: entry !== undefined && entry.data === undefined && entry.error === undefined,
     refetch,

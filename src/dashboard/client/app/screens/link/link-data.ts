@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
 import { useQuery } from '../../api/query.js';
@@ -15,11 +14,9 @@ export const linkKey = (id: string) => `link:${id}`;
 const PREPARING_REFRESH_MS = 2_000;
 
 export function useLink(id: string) {
-  const [refreshMs, setRefreshMs] = useState<number | undefined>(undefined);
-  const query = useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })), { refreshMs });
-  const preparing = query.data?.document.status === 'processing';
-  useEffect(() => setRefreshMs(preparing ? PREPARING_REFRESH_MS : undefined), [preparing]);
-  return query;
+  return useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })), {
+    refreshMs: (link) => (link?.document.status === 'processing' ? PREPARING_REFRESH_MS : undefined),
+  });
 }
 
 export const thumbnailUrl = (id: string, page: number) => `/api/links/${encodeURIComponent(id)}/pages/${page}/thumbnail`;
