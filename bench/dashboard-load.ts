@@ -24,7 +24,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { formatValue, REPO_ROOT, runBench } from './lib/harness.js';
-import { median, startLinkvaultProcess, type LinkvaultProcess } from './lib/files.js';
+import { median, startLinkvaultProcess, watchResponseTimes, type LinkvaultProcess } from './lib/files.js';
 import { seedLinks } from './lib/links.js';
 import { timedGet } from './lib/timed-get.js';
 
@@ -111,6 +111,12 @@ runBench(async () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const cookie = await signIn(server, browser);
+    // The server's own time for the list calls of the pages after "Next", as the page and as this process made them.
+    const serverMs = { page: [] as number[], api: [] as number[] };
+    let recording: keyof typeof serverMs | undefined;
+    watchResponseTimes(server, (url, ms) => {
+      if (recording && /^\/api\/links\?/.test(url)) serverMs[recording].push(ms);
+    });
     const [name, value] = cookie.split('=') as [string, string];
 
     // Cold: a new context per load (empty HTTP cache); the bytes come from the first.
@@ -153,6 +159,7 @@ runBench(async () => {
     page.on('request', (request) => {
       if (/\/api\/links\?/.test(request.url())) pageUrls.push(request.url());
     });
+    recording = 'page';
     for (let n = 2; n <= LOADS + 1; n++) {
       // Timed inside the page (a click through the DevTools protocol and its polling would add their own tens of ms):
       // from the click to the next frame after the new rows are in the DOM, with the list call's resource timing.
@@ -183,6 +190,7 @@ runBench(async () => {
         .nth(ROWS - 1)
         .waitFor();
     }
+    recording = undefined;
     // The floor inside the browser: the page's own fetch of the same calls, answer parsed, nothing drawn.
     const bareFetch: number[] = await page.evaluate(
       `(async () => {
@@ -202,9 +210,11 @@ runBench(async () => {
     for (let n = 0; n < 20; n++) await timedGet(listUrl, asOwner, agent);
     for (let n = 0; n < API_CALLS; n++) api.push(await timedGet(listUrl, asOwner, agent));
     const apiPages: number[] = [];
+    recording = 'api';
     for (const url of pageUrls) apiPages.push(await timedGet(url, asOwner, agent));
     for (let round = 0; round < 4; round++) for (const url of pageUrls) apiPages.push(await timedGet(url, asOwner, agent));
 
+    recording = undefined;
     let gzipBytes = 0;
     for (const url of assets.keys()) {
       const body = await fetch(url, { headers: { 'accept-encoding': 'identity' } }).then((response) => response.arrayBuffer());
@@ -228,6 +238,10 @@ runBench(async () => {
     console.log(
       `  after "Next" (p50, ms): request sent ${phase('sent')}, answer received ${phase('answered')}, rows in the DOM ${phase('inDom')}, next frame ${phase('shown')}; ` +
         `the page's own fetch of the same calls, nothing drawn: ${formatValue(median(bareFetch))} ms p50`,
+    );
+    console.log(
+      `  the server's own time for those calls (its request log, p50): ${formatValue(median(serverMs.page))} ms as the page made them, ` +
+        `${formatValue(median(serverMs.api))} ms as this process made them`,
     );
     console.log(`  list call: ${new URL(listUrl).pathname}${new URL(listUrl).search}; ${LOADS} warm loads, 5 cold loads, ${API_CALLS} API calls`);
     const bytesOk = gzipBytes <= BYTES_BUDGET;

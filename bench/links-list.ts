@@ -27,7 +27,7 @@ import {
   startFloorProcess,
   startLinkvaultProcess,
   type FloorProcess,
-  type LogLine,
+  watchResponseTimes,
 } from './lib/files.js';
 
 const SMALL = 100;
@@ -130,22 +130,15 @@ runBench(async () => {
     const floorBody = await get(bare, bare.headers);
     if (floorBody.status !== 200 || floorBody.body.length !== firstRaw.length) throw new Error('the floor does not answer the same JSON');
 
-    // Each server's own view of each request: reqId → url from "incoming request", then its responseTime.
+    // Each server's own view of each request.
     const serverMs = new Map<string, number[]>();
     let recording = false;
-    const stopLogs = [small.server, large.server].map((server) => {
-      const urlOf = new Map<string, string>();
-      return server.onLog((line: LogLine) => {
-        if (!recording || !line.reqId) return;
-        if (line.req?.url) urlOf.set(line.reqId, line.req.url);
-        else if (line.responseTime !== undefined) {
-          const url = urlOf.get(line.reqId);
-          urlOf.delete(line.reqId);
-          const key = `${server.url}${url}`;
-          if (url) serverMs.set(key, [...(serverMs.get(key) ?? []), line.responseTime]);
-        }
-      });
-    });
+    const stopLogs = [small.server, large.server].map((server) =>
+      watchResponseTimes(server, (url, ms) => {
+        const key = `${server.url}${url}`;
+        if (recording) serverMs.set(key, [...(serverMs.get(key) ?? []), ms]);
+      }),
+    );
 
     const deadline = Date.now() + DEADLINE_MS;
     const targets = [bare, smallPage, first, last, lastByCursor];

@@ -345,6 +345,23 @@ export async function startLinkvaultProcess(
   }
 }
 
+/**
+ * Calls `onTime` with the server's own responseTime of each request it completes (from its
+ * request log: reqId → url from "incoming request", then "request completed"); returns an unsubscribe.
+ */
+export function watchResponseTimes(server: LinkvaultProcess, onTime: (url: string, ms: number) => void): () => void {
+  const urlOf = new Map<string, string>();
+  return server.onLog((line: LogLine) => {
+    if (!line.reqId) return;
+    if (line.req?.url) urlOf.set(line.reqId, line.req.url);
+    else if (line.responseTime !== undefined) {
+      const url = urlOf.get(line.reqId);
+      urlOf.delete(line.reqId);
+      if (url) onTime(url, line.responseTime);
+    }
+  });
+}
+
 // ---------------------------------------------------------------- floors in a child process
 
 export type FloorMode =
