@@ -149,8 +149,10 @@ export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]
 
     await requestAccess(app, boardPack, 'carol@example.com');
     await requestAccess(app, boardPack, 'mallory@example.com');
-    // The badge is refreshed every 30 s; a reload shows it at once.
+    // The badge is refreshed every 30 s; a reload shows it at once. The menu is looked for once the
+    // screen is drawn again: straight after the reload the shell is not there yet, Menu button included.
     await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor();
     const menu = page.getByRole('button', { name: 'Menu' });
     if (await menu.isVisible()) await menu.click();
     const requests = nav.getByRole('link', { name: /^Requests\s*2 pending$/ });
