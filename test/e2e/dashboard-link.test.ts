@@ -123,17 +123,28 @@ test('link analytics: a new view appears without a reload; the CSV downloads', a
   await refreshNow(page);
   await total(page, 'Views').filter({ hasText: '1' }).waitFor();
   await page.getByRole('cell', { name: '127.0.0.x' }).waitFor();
+  // Visitor, views, time, pages seen, device (Debian's headless Chromium), first and last view.
+  const cells = await page
+    .getByRole('row', { name: /127\.0\.0\.x/ })
+    .getByRole('cell')
+    .allTextContents();
+  assert.deepEqual(cells.slice(0, 5), ['127.0.0.x', '1', '0 s', '0', 'Chrome · Linux']);
   await checkScreen(page, 'link-analytics-desktop');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   assert.equal(download.suggestedFilename(), `analytics-${id}.csv`);
   const path = await download.path();
   const { readFile } = await import('node:fs/promises');
-  assert.match(await readFile(path, 'utf8'), /^visitor,views,seconds,first_view_at,last_view_at\r?\n127\.0\.0\.x,1,/);
+  assert.match(
+    await readFile(path, 'utf8'),
+    /^visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent\r?\n127\.0\.0\.x,1,0,[^,]+,[^,]+,0,"?Mozilla\/5\.0 \(X11; Linux/,
+  );
 
   const phone = await signedInDashboard(t, app, { accountId, viewport: PHONE });
   await openScreen(phone.page, app, `/app/documents/${id}/analytics`, 'Analytics: Numbers.txt');
-  await phone.page.locator('.link-visitor-card', { hasText: '127.0.0.x' }).waitFor();
+  const card = phone.page.locator('.link-visitor-card', { hasText: '127.0.0.x' });
+  await card.getByText('0 pages seen').waitFor();
+  await card.getByText('Chrome · Linux').waitFor();
   await checkScreen(phone.page, 'link-analytics-phone');
 });
 

@@ -140,7 +140,10 @@ export async function secondsPerPage(db: Executor, linkId: string) {
   return rows.map((row) => ({ page: row.page, seconds: Number(row.seconds) }));
 }
 
-/** One row per visitor of the link (by e-mail, else IP), most recent first. */
+/**
+ * One row per visitor of the link (by e-mail, else IP), most recent first: their views, time,
+ * how many distinct pages they saw, and the browser of their latest view.
+ */
 export async function linkVisitors(db: Executor, linkId: string, limit: number) {
   const sessions = linkSessions(db, linkId).select((eb) => [
     visitorKey(eb).as('visitor_key'),
@@ -169,12 +172,52 @@ export async function linkVisitors(db: Executor, linkId: string, limit: number) 
     .orderBy('session.visitor_key')
     .limit(limit)
     .execute();
+  const lastViews = new Map(rows.map((row) => [row.visitor_key as string, Number(row.last_view_at)]));
+  const [pagesSeen, browsers] = await Promise.all([distinctPagesByVisitor(db, linkId), latestUserAgents(db, linkId, lastViews)]);
   return rows.map((row) => ({
     email: row.email,
     ip: row.ip,
+    userAgent: browsers.get(row.visitor_key as string) ?? null,
     views: Number(row.views),
     seconds: Number(row.seconds ?? 0),
+    pagesSeen: pagesSeen.get(row.visitor_key as string) ?? 0,
     firstViewAt: Number(row.first_view_at),
     lastViewAt: Number(row.last_view_at),
   }));
+}
+
+/**
+ * The browser of each visitor's latest view: the session that started at their last view, found
+ * through the link's (link, start) index rather than by ranking every session of the link.
+ */
+async function latestUserAgents(db: Executor, linkId: string, lastViews: Map<string, number>): Promise<Map<string, string | null>> {
+  if (lastViews.size === 0) return new Map();
+  const rows = await linkSessions(db, linkId)
+    .select((eb) => [visitorKey(eb).as('visitor_key'), 'visits.user_agent', 'visits.session_started_at'])
+    .where('visits.session_started_at', 'in', [...new Set(lastViews.values())])
+    // Of two views that started in the same millisecond, the later one's browser is kept.
+    .orderBy('visits.id')
+    .execute();
+  const browsers = new Map<string, string | null>();
+  for (const row of rows) {
+    if (lastViews.get(row.visitor_key as string) === Number(row.session_started_at)) browsers.set(row.visitor_key as string, row.user_agent);
+  }
+  return browsers;
+}
+
+/** How many distinct pages each visitor of the link saw, over all their views. */
+async function distinctPagesByVisitor(db: Executor, linkId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom(
+      db
+        .selectFrom('page_views')
+        .innerJoin('visits', 'visits.id', 'page_views.visit_id')
+        .select((eb) => [visitorKey(eb).as('visitor_key'), 'page_views.page as page'])
+        .where('visits.link_id', '=', linkId)
+        .as('seen'),
+    )
+    .select((eb) => ['seen.visitor_key', eb.fn.count<number>('seen.page').distinct().as('pages')])
+    .groupBy('seen.visitor_key')
+    .execute();
+  return new Map(rows.map((row) => [row.visitor_key as string, Number(row.pages)]));
 }

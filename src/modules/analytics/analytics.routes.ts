@@ -50,6 +50,8 @@ const LinkAnalytics = Type.Object({
       visitor: Type.String(),
       views: Count,
       seconds: Count,
+      pagesSeen: Type.Integer({ minimum: 0, description: 'distinct pages seen over all their views' }),
+      userAgent: Type.Union([Type.String(), Type.Null()], { description: 'the User-Agent of their latest view, when the browser sent one' }),
       firstViewAt: Type.String({ format: 'date-time' }),
       lastViewAt: Type.String({ format: 'date-time' }),
     }),

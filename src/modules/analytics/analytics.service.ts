@@ -82,6 +82,8 @@ export function createAnalyticsService(deps: {
         visitor: visitorLabel(visitor) ?? 'unknown',
         views: visitor.views,
         seconds: visitor.seconds,
+        pagesSeen: visitor.pagesSeen,
+        userAgent: visitor.userAgent,
         firstViewAt: isoTime(visitor.firstViewAt),
         lastViewAt: isoTime(visitor.lastViewAt),
       })),
@@ -126,8 +128,16 @@ export function createAnalyticsService(deps: {
     async linkVisitorsCsv(accountId: number, linkId: string): Promise<string> {
       const analytics = await forLink(accountId, linkId);
       return toCsv(
-        ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at'],
-        analytics.visitors.map((visitor) => [visitor.visitor, visitor.views, visitor.seconds, visitor.firstViewAt, visitor.lastViewAt]),
+        ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at', 'pages_seen', 'user_agent'],
+        analytics.visitors.map((visitor) => [
+          visitor.visitor,
+          visitor.views,
+          visitor.seconds,
+          visitor.firstViewAt,
+          visitor.lastViewAt,
+          visitor.pagesSeen,
+          visitor.userAgent,
+        ]),
       );
     },
   };

@@ -12,6 +12,10 @@ const TODAY = Date.UTC(2025, 5, 15); // 2025-06-15, 00:00 UTC
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 /** Writes the rows a real view writes (visit, counter, link.viewed event) at the clock's time. */
+const FIREFOX_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+const SAFARI_ON_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+
 function seeder(app: TestApp, clock: { now: number }) {
   const { db } = app.runtime.database;
   const { events } = app.runtime.services;
@@ -39,7 +43,7 @@ function seeder(app: TestApp, clock: { now: number }) {
     async view(
       link: { id: string; accountId: number; name: string },
       at: number,
-      who: { email?: string; ip: string },
+      who: { email?: string; ip: string; userAgent?: string },
       pages: Array<[number, number]> = [],
     ) {
       clock.now = at;
@@ -51,6 +55,7 @@ function seeder(app: TestApp, clock: { now: number }) {
             link_id: link.id,
             email: who.email ?? null,
             ip: who.ip,
+            user_agent: who.userAgent ?? null,
             created_at: at,
             expires_at: at + HOUR,
             session_started_at: at,
@@ -97,12 +102,12 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   await seed.link(a.accountId, 'gamma.pdf', { expiresAt: TODAY - DAY });
   await seed.view(alpha, TODAY - 30 * DAY + 9 * HOUR, { email: 'bob@example.com', ip: '198.51.100.2' }); // before the chart's first day
   await seed.view(alpha, TODAY - 29 * DAY + 9 * HOUR, { ip: '203.0.113.7' });
-  await seed.view(beta, TODAY - 3 * DAY + 9 * HOUR, { email: '=1+2@evil.com', ip: '192.0.2.9' });
+  await seed.view(beta, TODAY - 3 * DAY + 9 * HOUR, { email: '=1+2@evil.com', ip: '192.0.2.9', userAgent: '=HYPERLINK("http://evil.example")' });
   await seed.view(beta, TODAY - 2 * DAY + 8 * HOUR, { email: 'ann@example.com', ip: '192.0.2.1' });
   await seed.view(beta, TODAY - 2 * DAY + 12 * HOUR, { ip: '2001:db8::1' });
-  await seed.view(alpha, TODAY - DAY + 9 * HOUR, { email: 'ann@example.com', ip: '192.0.2.1' }, [[1, 10]]);
+  await seed.view(alpha, TODAY - DAY + 9 * HOUR, { email: 'ann@example.com', ip: '192.0.2.1', userAgent: FIREFOX_ON_LINUX }, [[1, 10]]);
   await seed.view(alpha, TODAY - DAY + 11 * HOUR, { ip: '203.0.113.7' }, [[1, 5]]);
-  await seed.view(alpha, TODAY + 10 * HOUR, { email: 'ann@example.com', ip: '192.0.2.50' }, [
+  await seed.view(alpha, TODAY + 10 * HOUR, { email: 'ann@example.com', ip: '192.0.2.50', userAgent: SAFARI_ON_IPHONE }, [
     [1, 30],
     [2, 15],
   ]);
@@ -175,12 +180,31 @@ test('global and per-link analytics on a seeded data set', async (t) => {
       { page: 2, seconds: 15 },
     ],
     visitors: [
-      { visitor: 'ann@example.com', views: 2, seconds: 55, firstViewAt: iso(TODAY - DAY + 9 * HOUR), lastViewAt: iso(TODAY + 10 * HOUR) },
-      { visitor: '203.0.113.x', views: 2, seconds: 5, firstViewAt: iso(TODAY - 29 * DAY + 9 * HOUR), lastViewAt: iso(TODAY - DAY + 11 * HOUR) },
+      // Ann saw page 1 twice and page 2 once: two pages; her latest view was on the iPhone.
+      {
+        visitor: 'ann@example.com',
+        views: 2,
+        seconds: 55,
+        pagesSeen: 2,
+        userAgent: SAFARI_ON_IPHONE,
+        firstViewAt: iso(TODAY - DAY + 9 * HOUR),
+        lastViewAt: iso(TODAY + 10 * HOUR),
+      },
+      {
+        visitor: '203.0.113.x',
+        views: 2,
+        seconds: 5,
+        pagesSeen: 1,
+        userAgent: null,
+        firstViewAt: iso(TODAY - 29 * DAY + 9 * HOUR),
+        lastViewAt: iso(TODAY - DAY + 11 * HOUR),
+      },
       {
         visitor: 'bob@example.com',
         views: 1,
         seconds: 0,
+        pagesSeen: 0,
+        userAgent: null,
         firstViewAt: iso(TODAY - 30 * DAY + 9 * HOUR),
         lastViewAt: iso(TODAY - 30 * DAY + 9 * HOUR),
       },
@@ -193,10 +217,10 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   assert.match(csv.headers.get('content-disposition')!, new RegExp(`^attachment; filename="analytics-${beta.id}\\.csv"`));
   assert.equal(
     csv.body,
-    'visitor,views,seconds,first_view_at,last_view_at\r\n' +
-      `2001:db8:…,1,0,${iso(TODAY - 2 * DAY + 12 * HOUR)},${iso(TODAY - 2 * DAY + 12 * HOUR)}\r\n` +
-      `ann@example.com,1,0,${iso(TODAY - 2 * DAY + 8 * HOUR)},${iso(TODAY - 2 * DAY + 8 * HOUR)}\r\n` +
-      `'=1+2@evil.com,1,0,${iso(TODAY - 3 * DAY + 9 * HOUR)},${iso(TODAY - 3 * DAY + 9 * HOUR)}\r\n`,
+    'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent\r\n' +
+      `2001:db8:…,1,0,${iso(TODAY - 2 * DAY + 12 * HOUR)},${iso(TODAY - 2 * DAY + 12 * HOUR)},0,\r\n` +
+      `ann@example.com,1,0,${iso(TODAY - 2 * DAY + 8 * HOUR)},${iso(TODAY - 2 * DAY + 8 * HOUR)},0,\r\n` +
+      `'=1+2@evil.com,1,0,${iso(TODAY - 3 * DAY + 9 * HOUR)},${iso(TODAY - 3 * DAY + 9 * HOUR)},0,"'=HYPERLINK(""http://evil.example"")"\r\n`,
   );
   assert.equal((await a.http.get(`/api/links/${beta.id}/analytics?format=xml`)).status, 400);
 

@@ -13258,6 +13258,10 @@ export interface operations {
                             visitor: string;
                             views: number;
                             seconds: number;
+                            /** @description distinct pages seen over all their views */
+                            pagesSeen: number;
+                            /** @description the User-Agent of their latest view, when the browser sent one */
+                            userAgent: string | null;
                             /** Format: date-time */
                             firstViewAt: string;
                             /** Format: date-time */

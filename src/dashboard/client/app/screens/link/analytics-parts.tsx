@@ -1,4 +1,5 @@
 import { formatDate, formatDateTime, formatDuration, formatNumber, t, tn } from '../../i18n/index.js';
+import { deviceOf } from '../../ui/device.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { Section } from '../../ui/page.js';
 import { thumbnailUrl, type LinkAnalytics, type LinkDetail } from './link-data.js';
@@ -65,6 +66,9 @@ export function Totals({ analytics }: { analytics: LinkAnalytics }) {
 
 type Visitor = LinkAnalytics['visitors'][number];
 
+/** "Safari · iOS": the browser of the visitor's latest view. */
+const deviceOfVisitor = (visitor: Visitor) => (visitor.userAgent ? deviceOf(visitor.userAgent) : t('link.analytics.unknownDevice'));
+
 function VisitorTable({ visitors }: { visitors: Visitor[] }) {
   return (
     <div class="table-wrap">
@@ -78,6 +82,10 @@ function VisitorTable({ visitors }: { visitors: Visitor[] }) {
             <th scope="col" class="numeric">
               {t('link.analytics.time')}
             </th>
+            <th scope="col" class="numeric">
+              {t('link.analytics.pagesSeen')}
+            </th>
+            <th scope="col">{t('link.analytics.device')}</th>
             <th scope="col">{t('link.analytics.firstView')}</th>
             <th scope="col">{t('link.analytics.lastView')}</th>
           </tr>
@@ -88,6 +96,8 @@ function VisitorTable({ visitors }: { visitors: Visitor[] }) {
               <td class="link-visitor">{visitor.visitor}</td>
               <td class="numeric">{formatNumber(visitor.views)}</td>
               <td class="numeric">{formatDuration(visitor.seconds)}</td>
+              <td class="numeric">{formatNumber(visitor.pagesSeen)}</td>
+              <td>{deviceOfVisitor(visitor)}</td>
               <td class="muted">{formatDateTime(visitor.firstViewAt)}</td>
               <td class="muted">{formatDateTime(visitor.lastViewAt)}</td>
             </tr>
@@ -108,9 +118,11 @@ function VisitorCards({ visitors }: { visitors: Visitor[] }) {
             {t('link.analytics.visitorLine', {
               views: tn('link.views', visitor.views),
               time: formatDuration(visitor.seconds),
+              pages: tn('link.analytics.pagesSeenCount', visitor.pagesSeen),
               last: formatDateTime(visitor.lastViewAt),
             })}
           </p>
+          <p class="muted">{deviceOfVisitor(visitor)}</p>
         </li>
       ))}
     </ul>

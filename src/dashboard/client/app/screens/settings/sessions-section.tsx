@@ -6,7 +6,7 @@ import { FormError } from '../../ui/forms.js';
 import { QueryState } from '../../ui/feedback.js';
 import { Chip, Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
-import { deviceOf } from './device.js';
+import { deviceOf } from '../../ui/device.js';
 import { succeeded } from './succeeded.js';
 
 type Session = Awaited<ReturnType<typeof fetchSessions>>[number];
