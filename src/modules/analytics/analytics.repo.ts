@@ -200,7 +200,8 @@ async function latestUserAgents(db: Executor, linkId: string, lastViews: Map<str
     .execute();
   const browsers = new Map<string, string | null>();
   for (const row of rows) {
-    if (lastViews.get(row.visitor_key as string) === Number(row.session_started_at)) browsers.set(row.visitor_key as string, row.user_agent);
+    const key = row.visitor_key as string;
+    if (lastViews.get(key) === Number(row.session_started_at)) browsers.set(key, row.user_agent);
   }
   return browsers;
 }

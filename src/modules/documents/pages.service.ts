@@ -209,32 +209,24 @@ export function createDocumentSummaries(deps: { db: Db }): DocumentSummaries {
         db,
         linkRows.filter(isPaged).map((link) => link.id),
       );
-      const currents = new Map<string, (typeof rows)[number]>();
-      for (const link of linkRows) {
-        const current = rows.find((row) => row.link_id === link.id && row.version === link.version);
-        if (current) currents.set(link.id, current);
-      }
+      const versions = new Map(linkRows.map((link) => [link.id, link.version]));
+      const currents = rows.filter((row) => versions.get(row.link_id) === row.version);
       // Pages are counted only while they are being drawn (or stopped being): a ready document has them all.
       const counted = await repo.countRenderedPages(
         db,
-        [...currents.values()].filter((row) => row.status !== 'ready').map((row) => row.id),
+        currents.filter((row) => row.status !== 'ready').map((row) => row.id),
       );
-      const summaries = new Map<string, DocumentSummary>();
-      for (const link of linkRows) {
-        const current = currents.get(link.id);
-        summaries.set(
-          link.id,
-          current
-            ? {
-                status: current.status as DocumentStatus,
-                pages: current.page_count,
-                rendered: current.status === 'ready' ? current.page_count : (counted.get(current.id) ?? 0),
-                error: current.error,
-              }
-            : { status: 'none', pages: null, rendered: null, error: null },
-        );
-      }
-      return summaries;
+      return new Map<string, DocumentSummary>(
+        currents.map((row) => [
+          row.link_id,
+          {
+            status: row.status as DocumentStatus,
+            pages: row.page_count,
+            rendered: row.status === 'ready' ? row.page_count : (counted.get(row.id) ?? 0),
+            error: row.error,
+          },
+        ]),
+      );
     },
   };
 }

@@ -154,6 +154,7 @@ export interface DocumentSummary {
 
 /** Answered by modules/documents, which owns the renditions (built before the links service). */
 export interface DocumentSummaries {
+  /** By link id; a link with no document of its current version (not paged, or not yet queued) is absent. */
   summariesOf(links: readonly Pick<LinkRow, 'id' | 'version' | 'mime' | 'name' | 'kind'>[]): Promise<Map<string, DocumentSummary>>;
 }
 
