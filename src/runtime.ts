@@ -266,7 +266,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     agreements,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, links, events });
-  const pages = createPagesService({ db, clock, reader, visits, links, renditions });
+  const pages = createPagesService({ db, reader, visits, links, renditions });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });

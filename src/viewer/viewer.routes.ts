@@ -23,7 +23,7 @@ interface ViewerDeps {
     'enter' | 'page' | 'giveEmail' | 'acceptAgreement' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'
   >;
   documents: Pick<DocumentsService, 'contentFor' | 'downloadFor' | 'agreementPdfFor'>;
-  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor'>;
+  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor' | 'drawMarkAhead'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -229,6 +229,13 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       });
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
+      const shown = entered.shown?.kind === 'document' ? entered.shown.document : undefined;
+      if (shown?.watermark && shown.presentation === 'pages') {
+        // Not awaited: the page goes out now; a failure here only means the first page draws the mark itself.
+        pages.drawMarkAhead(place.linkId, { ...visitor, token: entered.token ?? visitor.token }).catch((err: unknown) => {
+          request.log.warn({ err }, 'drawing the mark ahead of the first page failed');
+        });
+      }
       return renderState(reply, place, entered);
     });
   }

@@ -6,7 +6,6 @@
 import { availableParallelism } from 'node:os';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
 import { notFound } from '../../core/errors.js';
-import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { FileReader } from '../files/file-reader.js';
@@ -91,28 +90,44 @@ const visibleCount = (document: repo.DocumentRow, link: LinkRow) =>
 
 export function createPagesService(deps: {
   db: Db;
-  clock: Clock;
   reader: Pick<FileReader, 'read'>;
   visits: Pick<VisitsService, 'requireSession'>;
   links: Pick<LinksService, 'ownLink'>;
   renditions: Pick<Renditions, 'queue' | 'renderAhead'>;
 }) {
-  const { db, clock, reader, visits, links, renditions } = deps;
+  const { db, reader, visits, links, renditions } = deps;
   const stamped = createByteCache<Buffer>(STAMPED_CACHE_BYTES, (image) => image.length);
   const sprites = createByteCache<StampSprite>(SPRITE_CACHE_BYTES, (sprite) => sprite.bytes);
+  /** The marks being drawn, so that the pages asked for meanwhile wait for the same drawing. */
+  const drawing = new Map<string, Promise<StampSprite>>();
   const stamping = createConcurrencyLimit(CONCURRENT_STAMPS);
 
-  /** `image` with the visit's mark in its pixels; the mark is drawn once per visit and page size. */
+  /**
+   * The visit's mark for pages of this size, drawn once. It names the time the view began: every
+   * page and thumbnail of a visit alike, as the visit's row in the link's analytics.
+   */
+  function spriteFor(session: VisitorSession, width: number, height: number): Promise<StampSprite> {
+    const key = `${session.viewId}:${width}x${height}`;
+    const drawn = sprites.get(key);
+    if (drawn) return Promise.resolve(drawn);
+    let pending = drawing.get(key);
+    if (!pending) {
+      pending = drawStampSprite(stampFor(session, session.startedAt), width, height)
+        .then((sprite) => {
+          sprites.set(key, sprite);
+          return sprite;
+        })
+        .finally(() => drawing.delete(key));
+      drawing.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** `image` with the visit's mark in its pixels. */
   async function stamp(image: Buffer, session: VisitorSession): Promise<Buffer> {
     const { default: sharp } = await import('sharp');
     const { width, height } = await sharp(image).metadata();
-    const key = `${session.viewId}:${width}x${height}`;
-    let sprite = sprites.get(key);
-    if (!sprite) {
-      sprite = await drawStampSprite(stampFor(session, clock()), width, height);
-      sprites.set(key, sprite);
-    }
-    return stampPageImage(image, sprite);
+    return stampPageImage(image, await spriteFor(session, width, height));
   }
 
   /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
@@ -186,6 +201,17 @@ export function createPagesService(deps: {
         stamped.set(key, image);
       }
       return { bytes: image, mime: 'image/jpeg' };
+    },
+
+    /**
+     * Draws a watermarked visit's mark for the size of its first page, while the visitor's browser
+     * loads the viewer and asks for the page list: the first page then waits for its stamp only.
+     */
+    async drawMarkAhead(linkId: string, visitor: Visitor): Promise<void> {
+      const { link, room, session } = await visits.requireSession(linkId, visitor);
+      const document = isWatermarked(link, room) ? await documentOf(link) : undefined;
+      const [first] = document ? await repo.listPages(db, document.id, 1) : [];
+      if (first) await spriteFor(session, first.width, first.height);
     },
 
     /** A page's thumbnail for the owner (dashboard, per-page analytics): the clean image. */

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, uploadForm } from '../../../test/helpers/files.js';
+import { HAS_TESSERACT, readMark } from '../../../test/helpers/ocr.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
 import { BANDS, makeBandsPdf, makePdf, makeSlowPdf } from '../../../test/helpers/pdf.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
@@ -107,6 +108,27 @@ test("a page's image, thumbnail and stamped copy keep the PDF's colours", async 
   const watermarked = await viewing(app, stamped);
   assert.deepEqual(await bandChannels((await watermarked.visitor.get(`/v/${stamped}/pages/1`)).bytes), expected, 'the stamped page');
 });
+
+test(
+  "a page's mark names the time its view began, on every page however late it is asked for",
+  { skip: !HAS_TESSERACT && 'tesseract-ocr is not installed' },
+  async (t) => {
+    let now = Date.UTC(2026, 10, 24, 10, 0);
+    const app = await startApp(t, { clock: () => now });
+    const { http } = await app.createAccount('professional');
+    const id = await createLink(http, await makePdf(2), 'Board minutes.pdf', { hasWatermark: '1' });
+    await documentOf(http, id);
+    const { visitor } = await viewing(app, id);
+    now += 20 * 60_000;
+    const first = await readMark((await visitor.get(`/v/${id}/pages/1`)).bytes);
+    now += 20 * 60_000;
+    const second = await readMark((await visitor.get(`/v/${id}/pages/2`)).bytes);
+    for (const text of [first, second]) {
+      assert.match(text, /2026-11-24 10:00 UTC/, text);
+      assert.match(text, /view [0-9A-Z]{6}/, text);
+    }
+  },
+);
 
 test('preview pages: only pages 1..N exist for visitors; a watermark hides the text and stamps every image', async (t) => {
   const app = await startApp(t);

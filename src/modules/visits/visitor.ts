@@ -16,5 +16,7 @@ export interface VisitorSession {
   ip: string;
   /** the short id the watermark carries */
   viewId: string;
+  /** when the view began (epoch ms): the time a page's watermark names */
+  startedAt: number;
   expiresAt: number;
 }

@@ -28,6 +28,7 @@ const visitorSessionOf = (visit: VisitRow): VisitorSession => ({
   email: visit.email,
   ip: visit.ip,
   viewId: visit.view_id ?? '',
+  startedAt: visit.session_started_at ?? 0,
   expiresAt: visit.expires_at,
 });
 

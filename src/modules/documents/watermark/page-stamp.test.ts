@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { readMark, HAS_TESSERACT } from '../../../../test/helpers/ocr.js';
 import { makePdf } from '../../../../test/helpers/pdf.js';
 import { openPdf } from '../../../infra/pdf/pdf-renderer.js';
 import { drawStampSprite, stampPageImage } from './index.js';
 import { blendSprite } from './sprite.js';
-import { WATERMARK_ANGLE_DEGREES } from './stamp.js';
 
 const stamp = { identity: 'ana@example.org', at: new Date('2026-11-24T10:00:00Z'), viewId: 'K7Q2ZP' };
 
@@ -70,25 +65,13 @@ test('a stamped page differs from the clean page only where the mark is drawn', 
   assert.equal(outside, 0, `${outside} of ${changed} changed pixels lie outside the mark`);
 });
 
-const tesseract = await promisify(execFile)('tesseract', ['--version']).then(
-  () => true,
-  () => false,
-);
-
 test(
   'the stamp is legible: OCR reads the visitor, the time and the view id back',
-  { skip: !tesseract && 'tesseract-ocr is not installed' },
-  async (t) => {
+  { skip: !HAS_TESSERACT && 'tesseract-ocr is not installed' },
+  async () => {
     const clean = await renderedPage();
     const { width, height } = await sharp(clean).metadata();
-    const stamped = await stampPageImage(clean, await drawStampSprite(stamp, width, height));
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'linkvault-ocr-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'page.png');
-    // Turned level and cut to black on white, as a reader squinting at the page would.
-    await writeFile(file, await sharp(stamped).rotate(WATERMARK_ANGLE_DEGREES, { background: '#fff' }).greyscale().threshold(240).png().toBuffer());
-    const { stdout } = await promisify(execFile)('tesseract', [file, '-'], { timeout: 60_000 });
-    // The separators (middle dots) come back as "-", ":" or "«"; the parts that matter must be exact.
-    for (const part of [/ana@example\.org/, /2026-11-24 10:00 UTC/, /view K7Q2ZP/]) assert.match(stdout, part, stdout);
+    const text = await readMark(await stampPageImage(clean, await drawStampSprite(stamp, width, height)));
+    for (const part of [/ana@example\.org/, /2026-11-24 10:00 UTC/, /view K7Q2ZP/]) assert.match(text, part, text);
   },
 );
