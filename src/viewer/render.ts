@@ -19,6 +19,8 @@ export interface PageOptions<Template extends string = ViewerTemplate> {
   data: Record<string, unknown>;
   /** whether the page needs its renderer's script */
   script?: boolean;
+  /** an image the page's script will show first, fetched while the script loads */
+  preloadImage?: string;
   /** Open Graph / Twitter card tags, for apps that unfurl the page's address (absolute URLs) */
   preview?: { title: string; description: string | null; image: string | null; url: string };
 }
@@ -48,6 +50,7 @@ export function createPageRenderer<Template extends string>(views: string, asset
       stylesheets: assets.stylesheets,
       script: page.script ? assets.script : null,
       preview: page.preview ?? null,
+      preloadImage: page.preloadImage ?? null,
     });
     return reply
       .code(page.status ?? 200)

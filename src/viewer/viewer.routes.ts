@@ -8,7 +8,7 @@ import { contentDisposition, sendFile } from '../core/file-response.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentView } from '../modules/documents/document-view.js';
 import type { DocumentContent, DocumentsService } from '../modules/documents/documents.service.js';
-import type { PagesService } from '../modules/documents/pages.service.js';
+import type { PageImageKind, PagesService } from '../modules/documents/pages.service.js';
 import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { Visitor } from '../modules/visits/visitor.js';
@@ -23,7 +23,7 @@ interface ViewerDeps {
     'enter' | 'page' | 'giveEmail' | 'acceptAgreement' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'
   >;
   documents: Pick<DocumentsService, 'contentFor' | 'downloadFor' | 'agreementPdfFor'>;
-  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor' | 'drawMarkAhead'>;
+  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor' | 'openingPage'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -99,6 +99,9 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   const placeOf = ({ id, childId }: { id: string; childId?: string }): Place =>
     childId ? { linkId: childId, roomId: id, base: viewerPathOf(childId, id) } : { linkId: id, base: viewerPathOf(id) };
+  /** A page's image or thumbnail of a version (in the URL: a replacement gets new ones), as pages.json and the page's preload name it. */
+  const pageUrl = (place: Place, number: number, kind: PageImageKind, version: number | null) =>
+    `${place.base}/pages/${number}${kind === 'thumbnail' ? '/thumbnail' : ''}?v=${version}`;
   /** Every visitor route exists for a link on its own and for a link inside a room: one handler, two paths. */
   const onLinkAndInRoom = (suffix = '') => [`/:id${suffix}`, `/:id/d/:childId${suffix}`];
 
@@ -136,7 +139,12 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     };
   }
 
-  async function renderState(reply: FastifyReply, place: Place, { link, state, shown }: VisitorPage, error?: AppError) {
+  async function renderState(
+    reply: FastifyReply,
+    place: Place,
+    { link, state, shown }: VisitorPage,
+    { error, firstPageUrl }: { error?: AppError; firstPageUrl?: string } = {},
+  ) {
     if (state.step === 'outside-room') return reply.redirect(viewerPathOf(place.roomId ?? place.linkId), 303);
     const brand = await brandFor(link?.accountId ?? 0);
     const message = MESSAGES[state.step];
@@ -147,7 +155,9 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     }
     const preview = previewTags(reply, place, link.preview);
     if (shown) {
-      return shown.kind === 'room' ? renderRoom(reply, shown.room, brand, preview) : renderDocument(reply, place, shown.document, brand, preview);
+      return shown.kind === 'room'
+        ? renderRoom(reply, shown.room, brand, preview)
+        : renderDocument(reply, place, shown.document, brand, preview, firstPageUrl);
     }
     return sendPage(reply, {
       template: 'gate',
@@ -191,13 +201,21 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     return sendPage(reply, { template: 'room', title: room.name, brand, preview, data: { name: room.name, children } });
   }
 
-  function renderDocument(reply: FastifyReply, place: Place, document: DocumentView, brand: Brand, preview: PageOptions['preview']) {
+  function renderDocument(
+    reply: FastifyReply,
+    place: Place,
+    document: DocumentView,
+    brand: Brand,
+    preview: PageOptions['preview'],
+    firstPageUrl: string | undefined,
+  ) {
     return sendPage(reply, {
       template: 'document',
       title: document.name,
       brand,
       preview,
       script: true,
+      preloadImage: firstPageUrl,
       data: {
         name: document.name,
         mime: document.mime,
@@ -230,13 +248,15 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
       const shown = entered.shown?.kind === 'document' ? entered.shown.document : undefined;
-      if (shown?.watermark && shown.presentation === 'pages') {
-        // Not awaited: the page goes out now; a failure here only means the first page draws the mark itself.
-        pages.drawMarkAhead(place.linkId, { ...visitor, token: entered.token ?? visitor.token }).catch((err: unknown) => {
-          request.log.warn({ err }, 'drawing the mark ahead of the first page failed');
-        });
-      }
-      return renderState(reply, place, entered);
+      // The page names its first page's image for the browser to fetch while it loads the viewer; without it the page still works.
+      const opening =
+        shown?.presentation === 'pages'
+          ? await pages.openingPage(place.linkId, { ...visitor, token: entered.token ?? visitor.token }).catch((err: unknown) => {
+              request.log.warn({ err }, 'could not tell the first page of a paged document');
+              return undefined;
+            })
+          : undefined;
+      return renderState(reply, place, entered, { firstPageUrl: opening && pageUrl(place, 1, 'page', opening.version) });
     });
   }
 
@@ -260,7 +280,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) throw error;
           reply.headers(error.headers);
-          return renderState(reply, place, await visits.page(place.linkId, visitor), error);
+          return renderState(reply, place, await visits.page(place.linkId, visitor), { error });
         }
       });
     }
@@ -328,11 +348,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
       const manifest = await pages.manifestFor(place.linkId, await visitorAt(request, place));
-      const at = (number: number, suffix: string) => `${place.base}/pages/${number}${suffix}?v=${manifest.version}`;
       reply.header('cache-control', 'private, no-store');
       return {
         ...manifest,
-        pages: manifest.pages.map((page) => ({ ...page, imageUrl: at(page.number, ''), thumbnailUrl: at(page.number, '/thumbnail') })),
+        pages: manifest.pages.map((page) => ({
+          ...page,
+          imageUrl: pageUrl(place, page.number, 'page', manifest.version),
+          thumbnailUrl: pageUrl(place, page.number, 'thumbnail', manifest.version),
+        })),
       };
     });
   }

@@ -6,6 +6,7 @@ import { closeBrowser, openPage, screenshot, until, waitForPages } from '../help
 import { createLink } from '../helpers/files.js';
 import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import { waitFor } from '../helpers/wait.js';
 
 after(closeBrowser);
 
@@ -144,6 +145,27 @@ test('preview: the server sends N pages and the page says "Preview: N of M pages
   assert.ok(!types.some((type) => type.startsWith('application/pdf')), `no PDF reaches the browser: ${types.join(', ')}`);
   assert.equal(await page.getByRole('link', { name: 'Book a meeting' }).getAttribute('href'), 'https://cal.example.com/me');
   await screenshot(page, 'preview-watermarked');
+});
+
+test("the first page's image is fetched while the viewer loads, once: the page preloads it", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(3), 'Deck.pdf', { hasWatermark: '1' });
+  await waitFor(
+    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
+    (status) => status === 'ready',
+    60_000,
+  );
+  const page = await openPage(t);
+  const asked: string[] = [];
+  page.on('request', (request) => asked.push(new URL(request.url()).pathname + new URL(request.url()).search));
+  await page.goto(`${app.url}/v/${id}`);
+  await waitForPages(page, 3);
+
+  const firstPage = `/v/${id}/pages/1?v=1`;
+  assert.equal(await page.locator('link[rel="preload"][as="image"]').getAttribute('href'), firstPage);
+  assert.equal(asked.filter((url) => url === firstPage).length, 1, `page 1 asked for once: ${asked.join(', ')}`);
+  assert.ok(asked.indexOf(firstPage) < asked.indexOf(`/v/${id}/pages.json`), `page 1 asked for before the page list: ${asked.join(', ')}`);
 });
 
 test('e-mail gate and block list: the address opens the document, a blocked domain sees a neutral refusal', async (t) => {

@@ -204,14 +204,18 @@ export function createPagesService(deps: {
     },
 
     /**
-     * Draws a watermarked visit's mark for the size of its first page, while the visitor's browser
-     * loads the viewer and asks for the page list: the first page then waits for its stamp only.
+     * The shown version when its page 1 is drawn, known while the visitor's page is made (the page
+     * preloads that image). For a watermarked visit the mark for page 1's size starts being drawn
+     * now, while the browser loads the viewer: the first page then waits only for its stamp.
      */
-    async drawMarkAhead(linkId: string, visitor: Visitor): Promise<void> {
+    async openingPage(linkId: string, visitor: Visitor): Promise<{ version: number } | undefined> {
       const { link, room, session } = await visits.requireSession(linkId, visitor);
-      const document = isWatermarked(link, room) ? await documentOf(link) : undefined;
+      const document = await documentOf(link);
       const [first] = document ? await repo.listPages(db, document.id, 1) : [];
-      if (first) await spriteFor(session, first.width, first.height);
+      if (!document || !first) return undefined;
+      // Not awaited; a failure is met again, and answered, when the page itself is stamped.
+      if (isWatermarked(link, room)) spriteFor(session, first.width, first.height).catch(() => {});
+      return { version: document.version };
     },
 
     /** A page's thumbnail for the owner (dashboard, per-page analytics): the clean image. */
