@@ -23,7 +23,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import zlib from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../test/helpers/browser.js';
 import { formatValue, REPO_ROOT, runBench } from './lib/harness.js';
 import { median, startLinkvaultProcess, watchResponseTimes, type LinkvaultProcess } from './lib/files.js';
 import { seedLinks } from './lib/links.js';
@@ -36,16 +37,6 @@ const API_CALLS = 100;
 const PACE_MS = 100;
 const BYTES_BUDGET = 150_000;
 const ADDED_BUDGET = 2;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** A person in the bench account, signed in through the link the CLI prints; their session cookie. */
 async function signIn(server: LinkvaultProcess, browser: Browser): Promise<string> {
@@ -109,7 +100,7 @@ runBench(async () => {
   const server = await startLinkvaultProcess({
     prepare: ({ dataDir, accountId }) => void seedLinks(path.join(dataDir, 'linkvault.db'), accountId, LINKS, Date.now()),
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser = await launchChromium();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const cookie = await signIn(server, browser);

@@ -21,7 +21,7 @@ const HEADLESS_ARGS = [
  * Debian's Chromium where it is installed (CHROMIUM_PATH overrides), else the one the npm
  * package @sparticuz/chromium carries, unpacked to /tmp: `npm install && npm test` needs no apt.
  */
-async function launchChromium(): Promise<Browser> {
+export async function launchChromium(): Promise<Browser> {
   const installed = await fs.access(SYSTEM_CHROMIUM).then(
     () => true,
     () => false,
