@@ -8,7 +8,7 @@ import { contentDisposition, sendFile } from '../core/file-response.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentView } from '../modules/documents/document-view.js';
 import type { DocumentContent, DocumentsService } from '../modules/documents/documents.service.js';
-import type { PageImageKind, PagesService } from '../modules/documents/pages.service.js';
+import type { PageImageKind, PageManifest, PagesService } from '../modules/documents/pages.service.js';
 import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { Visitor } from '../modules/visits/visitor.js';
@@ -99,9 +99,12 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   const placeOf = ({ id, childId }: { id: string; childId?: string }): Place =>
     childId ? { linkId: childId, roomId: id, base: viewerPathOf(childId, id) } : { linkId: id, base: viewerPathOf(id) };
-  /** A page's image or thumbnail of a version (in the URL: a replacement gets new ones), as pages.json and the page's preload name it. */
-  const pageUrl = (place: Place, number: number, kind: PageImageKind, version: number | null) =>
-    `${place.base}/pages/${number}${kind === 'thumbnail' ? '/thumbnail' : ''}?v=${version}`;
+  /**
+   * A page's image or thumbnail as pages.json and the page's preload name it: of a version (a
+   * replacement gets new URLs), and of the view a watermarked visit's images are stamped for.
+   */
+  const pageUrl = (place: Place, number: number, kind: PageImageKind, { version, stampedFor }: Pick<PageManifest, 'version' | 'stampedFor'>) =>
+    `${place.base}/pages/${number}${kind === 'thumbnail' ? '/thumbnail' : ''}?v=${version}${stampedFor ? `&view=${stampedFor}` : ''}`;
   /** Every visitor route exists for a link on its own and for a link inside a room: one handler, two paths. */
   const onLinkAndInRoom = (suffix = '') => [`/:id${suffix}`, `/:id/d/:childId${suffix}`];
 
@@ -256,7 +259,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
               return undefined;
             })
           : undefined;
-      return renderState(reply, place, entered, { firstPageUrl: opening && pageUrl(place, 1, 'page', opening.version) });
+      return renderState(reply, place, entered, { firstPageUrl: opening && pageUrl(place, 1, 'page', opening) });
     });
   }
 
@@ -353,8 +356,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         ...manifest,
         pages: manifest.pages.map((page) => ({
           ...page,
-          imageUrl: pageUrl(place, page.number, 'page', manifest.version),
-          thumbnailUrl: pageUrl(place, page.number, 'thumbnail', manifest.version),
+          imageUrl: pageUrl(place, page.number, 'page', manifest),
+          thumbnailUrl: pageUrl(place, page.number, 'thumbnail', manifest),
         })),
       };
     });

@@ -33,6 +33,11 @@ export interface PageManifest {
   error: string | null;
   /** the version shown, so page URLs change when a replacement is ready */
   version: number | null;
+  /**
+   * the view whose mark the images carry when the link watermarks, named in their URLs so that a
+   * browser never shows one visit's stamped pages, from its cache, in another
+   */
+  stampedFor: string | null;
   totalPages: number | null;
   visiblePages: number | null;
   pages: PageEntry[];
@@ -161,9 +166,9 @@ export function createPagesService(deps: {
   return {
     /** The pages a visitor holding a session of `linkId` may see, as far as they are ready. */
     async manifestFor(linkId: string, visitor: Visitor): Promise<PageManifest> {
-      const { link, room } = await visits.requireSession(linkId, visitor);
+      const { link, room, session } = await visits.requireSession(linkId, visitor);
       let document = await documentOf(link);
-      if (!document) return { status: 'none', error: null, version: null, totalPages: null, visiblePages: null, pages: [] };
+      if (!document) return { status: 'none', error: null, version: null, stampedFor: null, totalPages: null, visiblePages: null, pages: [] };
       // Nothing drawn yet while the job is busy with another document: page 1 is drawn now.
       if (document.status === 'processing' && !(await repo.hasPage(db, document.id, 1))) {
         await renditions.renderAhead(document.id, 1);
@@ -176,6 +181,7 @@ export function createPagesService(deps: {
         status: document.status as DocumentStatus,
         error: document.error,
         version: document.version,
+        stampedFor: watermark ? session.viewId : null,
         totalPages: document.page_count,
         visiblePages: visible,
         pages: pages.map((page) => ({ number: page.page, width: page.width, height: page.height, text: watermark ? null : page.text })),
@@ -204,18 +210,20 @@ export function createPagesService(deps: {
     },
 
     /**
-     * The shown version when its page 1 is drawn, known while the visitor's page is made (the page
-     * preloads that image). For a watermarked visit the mark for page 1's size starts being drawn
-     * now, while the browser loads the viewer: the first page then waits only for its stamp.
+     * Page 1 of the shown version when it is drawn, known while the visitor's page is made (the page
+     * preloads that image): the version and view its URL names, as in the manifest. For a
+     * watermarked visit the mark for page 1's size starts being drawn now, while the browser loads
+     * the viewer: the first page then waits only for its stamp.
      */
-    async openingPage(linkId: string, visitor: Visitor): Promise<{ version: number } | undefined> {
+    async openingPage(linkId: string, visitor: Visitor): Promise<Pick<PageManifest, 'version' | 'stampedFor'> | undefined> {
       const { link, room, session } = await visits.requireSession(linkId, visitor);
       const document = await documentOf(link);
       const [first] = document ? await repo.listPages(db, document.id, 1) : [];
       if (!document || !first) return undefined;
+      if (!isWatermarked(link, room)) return { version: document.version, stampedFor: null };
       // Not awaited; a failure is met again, and answered, when the page itself is stamped.
-      if (isWatermarked(link, room)) spriteFor(session, first.width, first.height).catch(() => {});
-      return { version: document.version };
+      spriteFor(session, first.width, first.height).catch(() => {});
+      return { version: document.version, stampedFor: session.viewId };
     },
 
     /** A page's thumbnail for the owner (dashboard, per-page analytics): the clean image. */

@@ -153,6 +153,25 @@ test('preview pages: only pages 1..N exist for visitors; a watermark hides the t
   assert.notDeepEqual((await visitor.get(`/v/${id}/pages/1/thumbnail`)).bytes, cleanThumbnail, 'thumbnails are stamped too');
 });
 
+test("a watermarked visit's page URLs name its view, so a browser's cache never shows one visit's stamps in another", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const pdf = await makePdf(2);
+  const clean = await createLink(http, pdf, 'Clean.pdf');
+  const marked = await createLink(http, pdf, 'Marked.pdf', { hasWatermark: '1' });
+  await documentOf(http, clean);
+  await documentOf(http, marked);
+  const urlsOfVisit = async (id: string) => {
+    const pages = (await (await viewing(app, id)).manifest()).pages;
+    return pages.flatMap((page) => [page.imageUrl, page.thumbnailUrl]);
+  };
+
+  const [first, second] = [await urlsOfVisit(marked), await urlsOfVisit(marked)];
+  assert.match(first[0]!, new RegExp(`^/v/${marked}/pages/1\\?v=1&view=[0-9A-Z]{6}$`));
+  for (const [index, url] of first.entries()) assert.notEqual(url, second[index], 'each visit has URLs of its own');
+  assert.deepEqual(await urlsOfVisit(clean), await urlsOfVisit(clean), 'clean pages keep one URL, cached across visits');
+});
+
 test('a replacement is rendered while visitors still see the old pages; a corrupt file ends failed and the link still answers', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
