@@ -212,7 +212,9 @@ export function startPagedViewer(viewer: HTMLElement): void {
     pageList.insertBefore(figure, next?.figure ?? null);
     thumbnailList.insertBefore(item, next?.thumbnail.parentElement ?? null);
     pages.splice(index < 0 ? pages.length : index, 0, { ...page, figure, image, thumbnail });
-    imageLoader.observe(image);
+    // The first page is on screen from the start, and the page preloaded its image: no need to wait a frame for the observer.
+    if (pages.length === 1) image.src = image.dataset.src!;
+    else imageLoader.observe(image);
     thumbnailLoader.observe(thumbnailImage);
     currentPageObserver.observe(figure);
   }
