@@ -11,11 +11,11 @@ const HOUR = 3_600_000;
 const TODAY = Date.UTC(2025, 5, 15); // 2025-06-15, 00:00 UTC
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
-/** Writes the rows a real view writes (visit, counter, link.viewed event) at the clock's time. */
 const FIREFOX_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const SAFARI_ON_IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
 
+/** Writes the rows a real view writes (visit, counter, link.viewed event) at the clock's time. */
 function seeder(app: TestApp, clock: { now: number }) {
   const { db } = app.runtime.database;
   const { events } = app.runtime.services;
