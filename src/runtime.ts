@@ -16,7 +16,7 @@ import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountRecords } from './modules/accounts/account-records.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
-import { countDownload, countView, createAnalyticsService } from './modules/analytics/analytics.service.js';
+import { countDownload, countView, createAnalyticsService, linkTallies } from './modules/analytics/analytics.service.js';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { createBrandingService } from './modules/branding/branding.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -264,6 +264,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     blockList,
     viewAlerts,
     agreements,
+    tallies: linkTallies,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, links, events });
   const pages = createPagesService({ db, reader, visits, links, renditions });

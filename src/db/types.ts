@@ -307,6 +307,48 @@ export interface AccountDailyViewsTable {
   views: number;
 }
 
+/** A link's view sessions and distinct visitors (0027). */
+export interface LinkViewTotalsTable {
+  link_id: string;
+  sessions: number;
+  visitors: number;
+}
+
+/** A link's views per UTC day number (0027). */
+export interface LinkDailyViewsTable {
+  link_id: string;
+  day: number;
+  views: number;
+}
+
+/** Seconds a link's visitors spent on each page (0027). */
+export interface LinkPageTotalsTable {
+  link_id: string;
+  page: number;
+  seconds: number;
+}
+
+/** One visitor of a link (e-mail, else IP) over all their views; who they were is their latest view's (0027). */
+export interface LinkVisitorsTable {
+  link_id: string;
+  visitor_key: string;
+  email: string | null;
+  ip: string;
+  user_agent: string | null;
+  views: number;
+  seconds: number;
+  pages_seen: number;
+  first_view_at: number;
+  last_view_at: number;
+}
+
+/** The pages each visitor of a link has seen, so each is counted once (0027). */
+export interface LinkVisitorPagesTable {
+  link_id: string;
+  visitor_key: string;
+  page: number;
+}
+
 /** The account's own block list, applied to every link (0017). */
 export interface BlockListsTable {
   account_id: number;
@@ -583,6 +625,11 @@ export interface Database {
   stripe_events: StripeEventsTable;
   account_visitors: AccountVisitorsTable;
   account_daily_views: AccountDailyViewsTable;
+  link_view_totals: LinkViewTotalsTable;
+  link_daily_views: LinkDailyViewsTable;
+  link_page_totals: LinkPageTotalsTable;
+  link_visitors: LinkVisitorsTable;
+  link_visitor_pages: LinkVisitorPagesTable;
   link_counts: LinkCountsTable;
   block_lists: BlockListsTable;
   webhooks: WebhooksTable;

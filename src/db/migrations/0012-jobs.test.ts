@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import { testEnv } from '../../../test/helpers/app.js';
-import { loadConfig } from '../../config.js';
-import { openDatabase } from '../kysely.js';
-import { migrationProvider } from './index.js';
+import { openUnmigratedDatabase } from '../../../test/helpers/database.js';
 
 test('mail and event deliveries pending before the upgrade become jobs; nothing queued is lost', async (t) => {
-  const config = loadConfig(await testEnv(t)).database;
-  const handle = openDatabase(config);
-  t.after(() => handle.close());
-  const { db } = handle;
-  const schema = config.kind === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name : undefined;
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+  const { db, migrator } = await openUnmigratedDatabase(t);
   assert.equal((await migrator.migrateTo('0011-purchase-tokens')).error, undefined);
 
   const { id: accountId } = await db

@@ -25,6 +25,7 @@ import * as documents from './0023-documents.js';
 import * as linkListOrders from './0024-link-list-orders.js';
 import * as roomList from './0025-room-list.js';
 import * as pageStampBase from './0026-page-stamp-base.js';
+import * as linkViewTallies from './0027-link-view-tallies.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0024-link-list-orders': linkListOrders,
   '0025-room-list': roomList,
   '0026-page-stamp-base': pageStampBase,
+  '0027-link-view-tallies': linkViewTallies,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,16 +1,6 @@
-import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import type { Database } from '../../db/types.js';
 
 export const DAY_MS = 86_400_000;
-
-/** Who a view session was: the e-mail when the visitor gave one, else the IP. */
-const visitorKey = (eb: ExpressionBuilder<Database, 'visits'>) => eb.fn.coalesce('visits.email', 'visits.ip');
-
-/** View sessions (one per counted view) of a link. */
-function linkSessions(db: Executor, linkId: string) {
-  return db.selectFrom('visits').where('visits.link_id', '=', linkId).where('visits.session_started_at', 'is not', null);
-}
 
 export async function linkTotals(db: Executor, accountId: number, now: number) {
   const row = await db
@@ -98,17 +88,6 @@ export async function viewsPerDay(db: Executor, accountId: number, firstDay: num
   return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
 }
 
-/** The link's views (view sessions) per UTC day number from `firstDay` on; days without any are absent. */
-export async function linkViewsPerDay(db: Executor, linkId: string, firstDay: number) {
-  const day = sql<number>`visits.session_started_at / ${sql.lit(DAY_MS)}`;
-  const rows = await linkSessions(db, linkId)
-    .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('views')])
-    .where('visits.session_started_at', '>=', firstDay * DAY_MS)
-    .groupBy(day)
-    .execute();
-  return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
-}
-
 export function latestEvents(db: Executor, accountId: number, limit: number) {
   return db
     .selectFrom('events')
@@ -120,105 +99,138 @@ export function latestEvents(db: Executor, accountId: number, limit: number) {
     .execute();
 }
 
-export async function linkSessionTotals(db: Executor, linkId: string) {
-  const row = await linkSessions(db, linkId)
-    .select((eb) => [eb.fn.countAll<number>().as('sessions'), eb.fn.count<number>(visitorKey(eb)).distinct().as('visitors')])
-    .executeTakeFirstOrThrow();
-  return { sessions: Number(row.sessions), visitors: Number(row.visitors) };
+/** A link's view sessions and distinct visitors. */
+export async function linkViewTotals(db: Executor, linkId: string) {
+  const row = await db.selectFrom('link_view_totals').select(['sessions', 'visitors']).where('link_id', '=', linkId).executeTakeFirst();
+  return { sessions: Number(row?.sessions ?? 0), visitors: Number(row?.visitors ?? 0) };
+}
+
+/** The link's views per UTC day number from `firstDay` on; days without any are absent. */
+export async function linkViewsPerDay(db: Executor, linkId: string, firstDay: number) {
+  const rows = await db.selectFrom('link_daily_views').select(['day', 'views']).where('link_id', '=', linkId).where('day', '>=', firstDay).execute();
+  return rows.map((row) => ({ day: Number(row.day), views: Number(row.views) }));
 }
 
 /** Seconds the link's visitors spent on each page, by page number. */
 export async function secondsPerPage(db: Executor, linkId: string) {
-  const rows = await db
-    .selectFrom('page_views')
-    .innerJoin('visits', 'visits.id', 'page_views.visit_id')
-    .select((eb) => ['page_views.page as page', eb.fn.sum<number>('page_views.seconds').as('seconds')])
-    .where('visits.link_id', '=', linkId)
-    .groupBy('page_views.page')
-    .orderBy('page_views.page')
-    .execute();
+  const rows = await db.selectFrom('link_page_totals').select(['page', 'seconds']).where('link_id', '=', linkId).orderBy('page').execute();
   return rows.map((row) => ({ page: row.page, seconds: Number(row.seconds) }));
 }
 
 /**
- * One row per visitor of the link (by e-mail, else IP), most recent first: their views, time,
- * how many distinct pages they saw, and the browser of their latest view.
+ * The link's visitors (by e-mail, else IP), most recent first: their views, time, how many
+ * distinct pages they saw, and the browser of their latest view.
  */
 export async function linkVisitors(db: Executor, linkId: string, limit: number) {
-  const sessions = linkSessions(db, linkId).select((eb) => [
-    visitorKey(eb).as('visitor_key'),
-    'visits.email as email',
-    'visits.ip as ip',
-    'visits.session_started_at as started_at',
-    eb
-      .selectFrom('page_views')
-      .select((inner) => inner.fn.coalesce(inner.fn.sum<number>('page_views.seconds'), inner.lit(0)).as('seconds'))
-      .whereRef('page_views.visit_id', '=', 'visits.id')
-      .as('seconds'),
-  ]);
   const rows = await db
-    .selectFrom(sessions.as('session'))
-    .select((eb) => [
-      'session.visitor_key',
-      eb.fn.max('session.email').as('email'),
-      eb.fn.max('session.ip').as('ip'),
-      eb.fn.countAll<number>().as('views'),
-      eb.fn.sum<number>('session.seconds').as('seconds'),
-      eb.fn.min<number>('session.started_at').as('first_view_at'),
-      eb.fn.max<number>('session.started_at').as('last_view_at'),
-    ])
-    .groupBy('session.visitor_key')
+    .selectFrom('link_visitors')
+    .select(['email', 'ip', 'user_agent', 'views', 'seconds', 'pages_seen', 'first_view_at', 'last_view_at'])
+    .where('link_id', '=', linkId)
     .orderBy('last_view_at', 'desc')
-    .orderBy('session.visitor_key')
+    .orderBy('visitor_key')
     .limit(limit)
     .execute();
-  const lastViews = new Map(rows.map((row) => [row.visitor_key as string, Number(row.last_view_at)]));
-  const [pagesSeen, browsers] = await Promise.all([distinctPagesByVisitor(db, linkId), latestUserAgents(db, linkId, lastViews)]);
   return rows.map((row) => ({
     email: row.email,
     ip: row.ip,
-    userAgent: browsers.get(row.visitor_key as string) ?? null,
+    userAgent: row.user_agent,
     views: Number(row.views),
-    seconds: Number(row.seconds ?? 0),
-    pagesSeen: pagesSeen.get(row.visitor_key as string) ?? 0,
+    seconds: Number(row.seconds),
+    pagesSeen: Number(row.pages_seen),
     firstViewAt: Number(row.first_view_at),
     lastViewAt: Number(row.last_view_at),
   }));
 }
 
-/**
- * The browser of each visitor's latest view: the session that started at their last view, found
- * through the link's (link, start) index rather than by ranking every session of the link.
- */
-async function latestUserAgents(db: Executor, linkId: string, lastViews: Map<string, number>): Promise<Map<string, string | null>> {
-  if (lastViews.size === 0) return new Map();
-  const rows = await linkSessions(db, linkId)
-    .select((eb) => [visitorKey(eb).as('visitor_key'), 'visits.user_agent', 'visits.session_started_at'])
-    .where('visits.session_started_at', 'in', [...new Set(lastViews.values())])
-    // Of two views that started in the same millisecond, the later one's browser is kept.
-    .orderBy('visits.id')
+export async function addLinkDailyView(db: Executor, linkId: string, day: number): Promise<void> {
+  await db
+    .insertInto('link_daily_views')
+    .values({ link_id: linkId, day, views: 1 })
+    .onConflict((conflict) => conflict.columns(['link_id', 'day']).doUpdateSet((eb) => ({ views: eb('link_daily_views.views', '+', 1) })))
     .execute();
-  const browsers = new Map<string, string | null>();
-  for (const row of rows) {
-    const key = row.visitor_key as string;
-    if (lastViews.get(key) === Number(row.session_started_at)) browsers.set(key, row.user_agent);
-  }
-  return browsers;
 }
 
-/** How many distinct pages each visitor of the link saw, over all their views. */
-async function distinctPagesByVisitor(db: Executor, linkId: string): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom(
-      db
-        .selectFrom('page_views')
-        .innerJoin('visits', 'visits.id', 'page_views.visit_id')
-        .select((eb) => [visitorKey(eb).as('visitor_key'), 'page_views.page as page'])
-        .where('visits.link_id', '=', linkId)
-        .as('seen'),
+export async function addLinkSession(db: Executor, linkId: string, newVisitor: boolean): Promise<void> {
+  const visitors = newVisitor ? 1 : 0;
+  await db
+    .insertInto('link_view_totals')
+    .values({ link_id: linkId, sessions: 1, visitors })
+    .onConflict((conflict) =>
+      conflict.column('link_id').doUpdateSet((eb) => ({
+        sessions: eb('link_view_totals.sessions', '+', 1),
+        visitors: eb('link_view_totals.visitors', '+', visitors),
+      })),
     )
-    .select((eb) => ['seen.visitor_key', eb.fn.count<number>('seen.page').distinct().as('pages')])
-    .groupBy('seen.visitor_key')
     .execute();
-  return new Map(rows.map((row) => [row.visitor_key as string, Number(row.pages)]));
+}
+
+export interface LinkVisitorView {
+  linkId: string;
+  visitorKey: string;
+  email: string | null;
+  ip: string;
+  userAgent: string | null;
+  at: number;
+}
+
+/** Counts a view of the link's visitor; true when it is their first. Who they are is their latest view's. */
+export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): Promise<boolean> {
+  const inserted = await db
+    .insertInto('link_visitors')
+    .values({
+      link_id: view.linkId,
+      visitor_key: view.visitorKey,
+      email: view.email,
+      ip: view.ip,
+      user_agent: view.userAgent,
+      views: 1,
+      seconds: 0,
+      pages_seen: 0,
+      first_view_at: view.at,
+      last_view_at: view.at,
+    })
+    .onConflict((conflict) => conflict.columns(['link_id', 'visitor_key']).doNothing())
+    .executeTakeFirst();
+  if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true;
+  await db
+    .updateTable('link_visitors')
+    .set((eb) => {
+      const latest = eb('last_view_at', '<=', view.at);
+      return {
+        views: eb('views', '+', 1),
+        first_view_at: eb.case().when('first_view_at', '>', view.at).then(view.at).else(eb.ref('first_view_at')).end(),
+        last_view_at: eb.case().when(latest).then(view.at).else(eb.ref('last_view_at')).end(),
+        email: eb.case().when(latest).then(view.email).else(eb.ref('email')).end(),
+        ip: eb.case().when(latest).then(view.ip).else(eb.ref('ip')).end(),
+        user_agent: eb.case().when(latest).then(view.userAgent).else(eb.ref('user_agent')).end(),
+      };
+    })
+    .where('link_id', '=', view.linkId)
+    .where('visitor_key', '=', view.visitorKey)
+    .execute();
+  return false;
+}
+
+export async function addPageSeconds(db: Executor, linkId: string, page: number, seconds: number): Promise<void> {
+  await db
+    .insertInto('link_page_totals')
+    .values({ link_id: linkId, page, seconds })
+    .onConflict((conflict) => conflict.columns(['link_id', 'page']).doUpdateSet((eb) => ({ seconds: eb('link_page_totals.seconds', '+', seconds) })))
+    .execute();
+}
+
+/** Adds a page read to the link's visitor: their seconds, and the page to those they have seen. */
+export async function addVisitorPageRead(db: Executor, read: { linkId: string; visitorKey: string; page: number; seconds: number }): Promise<void> {
+  const firstTime = await db
+    .insertInto('link_visitor_pages')
+    .values({ link_id: read.linkId, visitor_key: read.visitorKey, page: read.page })
+    .onConflict((conflict) => conflict.columns(['link_id', 'visitor_key', 'page']).doNothing())
+    .executeTakeFirst();
+  const newPages = (firstTime.numInsertedOrUpdatedRows ?? 0n) > 0n ? 1 : 0;
+  await db
+    .updateTable('link_visitors')
+    .set((eb) => ({ seconds: eb('seconds', '+', read.seconds), pages_seen: eb('pages_seen', '+', newPages) }))
+    .where('link_id', '=', read.linkId)
+    .where('visitor_key', '=', read.visitorKey)
+    .execute();
 }

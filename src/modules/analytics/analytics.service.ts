@@ -5,15 +5,21 @@ import type { AccessRequestRecords } from '../access-requests/access-requests.se
 import { visitorLabel, type EventPayload } from '../events/event-types.js';
 import type { EventProjection } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
+import type { ViewTallies } from '../visits/view-tallies.js';
 import {
   DAY_MS,
   accountTotals,
   addDailyView,
+  addLinkDailyView,
+  addLinkSession,
+  addLinkVisitorView,
+  addPageSeconds,
   addToAccountTotal,
+  addVisitorPageRead,
   insertAccountVisitor,
   latestEvents,
-  linkSessionTotals,
   linkTotals,
+  linkViewTotals,
   linkViewsPerDay,
   linkVisitors,
   mostViewedLinks,
@@ -51,6 +57,23 @@ export const countDownload: EventProjection = async (trx, event) => {
   if (event.type === 'link.downloaded') await addToAccountTotal(trx, event.accountId, 'downloads');
 };
 
+/**
+ * A link's analytics kept as its views are opened and its pages read, in their transactions:
+ * per day, per page and per visitor (e-mail, else IP, as the account counts them), so reading
+ * them costs the rows listed rather than every page read of the link.
+ */
+export const linkTallies: ViewTallies = {
+  async viewOpened(trx, view) {
+    await addLinkDailyView(trx, view.linkId, Math.floor(view.at / DAY_MS));
+    const firstView = await addLinkVisitorView(trx, { ...view, visitorKey: view.email ?? view.ip });
+    await addLinkSession(trx, view.linkId, firstView);
+  },
+  async pageRead(trx, read) {
+    await addPageSeconds(trx, read.linkId, read.page, read.seconds);
+    await addVisitorPageRead(trx, { ...read, visitorKey: read.email ?? read.ip });
+  },
+};
+
 /** Numbers for the owner: the whole account, or one link. Views are counted view sessions. */
 export function createAnalyticsService(deps: {
   db: Db;
@@ -64,7 +87,7 @@ export function createAnalyticsService(deps: {
     const link = await links.ownLink(accountId, linkId, { live: false });
     const firstDay = firstChartDay(clock());
     const [sessions, pages, visitors, perDay] = await Promise.all([
-      linkSessionTotals(db, link.id),
+      linkViewTotals(db, link.id),
       secondsPerPage(db, link.id),
       linkVisitors(db, link.id, MAX_LISTED_VISITORS),
       linkViewsPerDay(db, link.id, firstDay),

@@ -5,6 +5,7 @@ import { startApp, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, downloadOriginal, downloadToken } from '../../../test/helpers/files.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 import { toCsv } from '../../core/csv.js';
+import { linkTallies } from './analytics.service.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -15,7 +16,7 @@ const FIREFOX_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/201001
 const SAFARI_ON_IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
 
-/** Writes the rows a real view writes (visit, counter, link.viewed event) at the clock's time. */
+/** Writes the rows a real view writes (visit, counter, link.viewed event, the link's tallies) at the clock's time. */
 function seeder(app: TestApp, clock: { now: number }) {
   const { db } = app.runtime.database;
   const { events } = app.runtime.services;
@@ -67,8 +68,11 @@ function seeder(app: TestApp, clock: { now: number }) {
           .set((eb) => ({ views: eb('views', '+', 1) }))
           .where('id', '=', link.id)
           .execute();
-        for (const [page, seconds] of pages)
+        await linkTallies.viewOpened(trx, { linkId: link.id, email: who.email ?? null, ip: who.ip, userAgent: who.userAgent ?? null, at });
+        for (const [page, seconds] of pages) {
           await trx.insertInto('page_views').values({ visit_id: visit.id, page, seconds, created_at: at }).execute();
+          await linkTallies.pageRead(trx, { linkId: link.id, email: who.email ?? null, ip: who.ip, page, seconds });
+        }
         await events.record(trx, {
           accountId: link.accountId,
           type: 'link.viewed',

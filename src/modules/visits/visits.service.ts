@@ -15,6 +15,7 @@ import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
 import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
+import type { ViewTallies } from './view-tallies.js';
 import type { Visitor, VisitorSession } from './visitor.js';
 
 /** How long a visit may take to pass its gates (waiting for approval included). */
@@ -154,8 +155,9 @@ export function createVisitsService(deps: {
   blockList: Pick<BlockListService, 'refuses'>;
   viewAlerts: Pick<ViewAlertsService, 'viewOpened'>;
   agreements: Pick<AgreementsService, 'forVisitor' | 'accept'>;
+  tallies: ViewTallies;
 }) {
-  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts, agreements } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts, agreements, tallies } = deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -333,6 +335,7 @@ export function createVisitsService(deps: {
           payload: { linkName: link.name, email: visit.email, ip: visit.ip },
         });
         await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
+        await tallies.viewOpened(trx, { linkId: link.id, email: visit.email, ip: visit.ip, userAgent: visit.user_agent, at: now });
         return true;
       });
       // Its cap reached meanwhile, or the link deleted: a fresh look says which.
@@ -462,7 +465,10 @@ export function createVisitsService(deps: {
       const { visit, state } = await look(linkId, visitor);
       if (!visit || state.step !== 'session') return false;
       try {
-        await insertPageView(db, { visitId: visit.id, page, seconds, now: clock() });
+        await db.transaction().execute(async (trx) => {
+          await insertPageView(trx, { visitId: visit.id, page, seconds, now: clock() });
+          await tallies.pageRead(trx, { linkId: visit.link_id, email: visit.email, ip: visit.ip, page, seconds });
+        });
       } catch (error) {
         // The link, and its visits with it, were deleted meanwhile: a session that no longer is.
         if (isForeignKeyViolation(error)) return false;
