@@ -7,6 +7,7 @@ import { closeBrowser, openPage } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, installClock, openScreen, PHONE, refreshNow, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
 import { makePdf } from '../helpers/pdf.js';
+import { linkTallies } from '../../src/modules/analytics/analytics.service.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
 
@@ -146,6 +147,56 @@ test('link analytics: a new view appears without a reload; the CSV downloads', a
   await card.getByText('0 pages seen').waitFor();
   await card.getByText('Chrome · Linux').waitFor();
   await checkScreen(phone.page, 'link-analytics-phone');
+});
+
+test('link analytics: the latest 50 visitors first, 50 more on each "Show 50 more"', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'the annual report', 'Report.txt');
+  // 120 visitors' views, written as a view writes them (the visit, the link's tallies and counter).
+  const { db } = app.runtime.database;
+  const started = Date.now() - 120 * 60_000;
+  await db.transaction().execute(async (trx) => {
+    for (let n = 0; n < 120; n++) {
+      const reader = { linkId: id, email: `reader${String(n).padStart(3, '0')}@example.com`, ip: '192.0.2.1', at: started + n * 60_000 };
+      await trx
+        .insertInto('visits')
+        .values({
+          token_hash: `report-${n}`,
+          link_id: id,
+          email: reader.email,
+          ip: reader.ip,
+          created_at: reader.at,
+          expires_at: reader.at + 60_000,
+          session_started_at: reader.at,
+        })
+        .execute();
+      await linkTallies.viewOpened(trx, { ...reader, userAgent: null });
+    }
+    await trx.updateTable('links').set({ views: 120 }).where('id', '=', id).execute();
+  });
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes(`/api/links/${id}/analytics`)) asked.push(new URL(request.url()).searchParams.get('visitors') ?? 'all');
+  });
+  await openScreen(page, app, `/app/documents/${id}/analytics`, 'Analytics: Report.txt');
+  const visitors = page.getByRole('region', { name: 'Visitors' });
+  const rows = visitors.locator('tbody tr');
+  await visitors.getByText('The latest 50 of 120 visitors').waitFor();
+  assert.equal(await rows.count(), 50);
+  assert.equal(await rows.first().getByRole('cell').first().textContent(), 'reader119@example.com', 'latest first');
+  assert.deepEqual(asked, ['50'], 'only the visitors shown are fetched');
+  await checkScreen(page, 'link-analytics-latest-visitors');
+
+  await visitors.getByRole('button', { name: 'Show 50 more' }).click();
+  await visitors.getByText('The latest 100 of 120 visitors').waitFor();
+  assert.equal(await rows.count(), 100);
+  await visitors.getByRole('button', { name: 'Show 50 more' }).click();
+  await rows.nth(119).waitFor();
+  assert.equal(await rows.last().getByRole('cell').first().textContent(), 'reader000@example.com');
+  assert.equal(await visitors.getByRole('button', { name: 'Show 50 more' }).count(), 0, 'every visitor is listed');
+  assert.equal(await visitors.getByText(/The latest/).count(), 0);
 });
 
 test('link settings: the link is e-mailed to recipients with a note, and a preview picture is uploaded and removed', async (t) => {

@@ -55,7 +55,7 @@ const LinkAnalytics = Type.Object({
       firstViewAt: Type.String({ format: 'date-time' }),
       lastViewAt: Type.String({ format: 'date-time' }),
     }),
-    { description: `one per visitor (e-mail, else IP), most recent first; at most ${MAX_LISTED_VISITORS}` },
+    { description: `one per visitor (e-mail, else IP), most recent first: as many as ?visitors= asks, at most ${MAX_LISTED_VISITORS}` },
   ),
   viewsByDay: ViewsByDay,
 });
@@ -82,7 +82,15 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         operationId: 'getLinkAnalytics',
         summary: 'Views, visitors and time per page of one link; ?format=csv gives the visitors as CSV',
         params: Type.Object({ id: StringId }),
-        querystring: Type.Object({ format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }) }),
+        querystring: Type.Object({
+          format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }),
+          visitors: Type.Integer({
+            minimum: 0,
+            maximum: MAX_LISTED_VISITORS,
+            default: MAX_LISTED_VISITORS,
+            description: 'how many of the latest visitors the JSON lists (the CSV lists them all, up to the same maximum)',
+          }),
+        }),
         response: {
           200: {
             content: {
@@ -97,7 +105,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id);
+      if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id, request.query.visitors);
       const csv = await analytics.linkVisitorsCsv(accountId, request.params.id);
       return reply
         .type('text/csv; charset=utf-8')

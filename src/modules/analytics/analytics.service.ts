@@ -83,13 +83,14 @@ export function createAnalyticsService(deps: {
 }) {
   const { db, clock, links, accessRequests } = deps;
 
-  async function forLink(accountId: number, linkId: string) {
+  /** The link's numbers, with its `listed` latest visitors. */
+  async function forLink(accountId: number, linkId: string, listed = MAX_LISTED_VISITORS) {
     const link = await links.ownLink(accountId, linkId, { live: false });
     const firstDay = firstChartDay(clock());
     const [sessions, pages, visitors, perDay] = await Promise.all([
       linkViewTotals(db, link.id),
       secondsPerPage(db, link.id),
-      linkVisitors(db, link.id, MAX_LISTED_VISITORS),
+      linkVisitors(db, link.id, listed),
       linkViewsPerDay(db, link.id, firstDay),
     ]);
     const totalSeconds = pages.reduce((sum, page) => sum + page.seconds, 0);

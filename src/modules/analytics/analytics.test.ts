@@ -215,6 +215,16 @@ test('global and per-link analytics on a seeded data set', async (t) => {
     ],
   });
 
+  // The dashboard asks for the latest visitors only; the totals still count them all.
+  const latest = (await a.http.get(`/api/links/${alpha.id}/analytics?visitors=1`)).body;
+  assert.deepEqual(
+    latest.visitors.map((visitor: { visitor: string }) => visitor.visitor),
+    ['ann@example.com'],
+  );
+  assert.equal(latest.uniqueVisitors, 3);
+  assert.deepEqual((await a.http.get(`/api/links/${alpha.id}/analytics?visitors=0`)).body.visitors, []);
+  for (const wrong of ['5001', '-1', 'all']) assert.equal((await a.http.get(`/api/links/${alpha.id}/analytics?visitors=${wrong}`)).status, 400);
+
   const csv = await a.http.get(`/api/links/${beta.id}/analytics?format=csv`);
   assert.equal(csv.status, 200);
   assert.match(csv.headers.get('content-type')!, /^text\/csv/);

@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './client.js';
 
 /**
@@ -93,15 +93,19 @@ export interface Query<T> {
 /**
  * The data under `key`, fetched by `fetcher`; `refreshMs` polls while the screen is open (new
  * views appear without a reload), or, as a function of the data, while the data says to.
+ * `keepPrevious`: when the key changes (more rows asked for), the last key's data stays shown
+ * until the new key's arrives, rather than loading placeholders.
  */
 export function useQuery<T>(
   key: string | null,
   fetcher: () => Promise<T>,
-  options: { refreshMs?: number | ((data: T | undefined) => number | undefined) } = {},
+  options: { refreshMs?: number | ((data: T | undefined) => number | undefined); keepPrevious?: boolean } = {},
 ): Query<T> {
   const [, rerender] = useState(0);
   const entry = key === null ? undefined : entryFor(key, fetcher);
-  const data = entry?.data as T | undefined;
+  const shown = useRef<T | undefined>(undefined);
+  if (entry?.data !== undefined || !options.keepPrevious) shown.current = entry?.data as T | undefined;
+  const data = shown.current;
   const refreshMs = typeof options.refreshMs === 'function' ? options.refreshMs(data) : options.refreshMs;
 
   // A layout effect: the request leaves as soon as the screen has rendered, not after the next paint.
@@ -121,7 +125,7 @@ export function useQuery<T>(
   return {
     data,
     error: entry?.error,
-    loading: entry !== undefined && entry.data === undefined && entry.error === undefined,
+    loading: entry !== undefined && data === undefined && entry.error === undefined,
     refetch,
   };
 }

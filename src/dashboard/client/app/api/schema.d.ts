@@ -13222,6 +13222,8 @@ export interface operations {
         parameters: {
             query: {
                 format: "json" | "csv";
+                /** @description how many of the latest visitors the JSON lists (the CSV lists them all, up to the same maximum) */
+                visitors: number;
             };
             header?: never;
             path: {
@@ -13253,7 +13255,7 @@ export interface operations {
                             page: number;
                             seconds: number;
                         }[];
-                        /** @description one per visitor (e-mail, else IP), most recent first; at most 5000 */
+                        /** @description one per visitor (e-mail, else IP), most recent first: as many as ?visitors= asks, at most 5000 */
                         visitors: {
                             visitor: string;
                             views: number;

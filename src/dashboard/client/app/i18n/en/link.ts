@@ -135,6 +135,8 @@ export const link = {
   'link.analytics.unknownDevice': 'Unknown',
   'link.analytics.visitorLine': '{views} · {time} · {pages} · last {last}',
   'link.analytics.exportCsv': 'Export CSV',
+  'link.analytics.visitorsListed': 'The latest {listed} of {total} visitors',
+  'link.analytics.moreVisitors': 'Show {count} more',
   'link.analytics.noVisitorsTitle': 'No visitors yet',
   'link.analytics.noVisitorsText': 'Copy the link and send it; views show here as they happen.',
 } as const;

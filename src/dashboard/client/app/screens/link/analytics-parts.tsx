@@ -6,6 +6,8 @@ import { thumbnailUrl, type LinkAnalytics, type LinkDetail } from './link-data.j
 import { useNarrowScreen } from '../../ui/narrow-screen.js';
 
 const CHART_HEIGHT = 120;
+/** Visitors listed at first, and added by each "Show more". */
+export const VISITORS_STEP = 50;
 
 /** Views per day as bars, with the same numbers in a table for screen readers. */
 export function ViewsChart({ days }: { days: LinkAnalytics['viewsByDay'] }) {
@@ -69,6 +71,8 @@ type Visitor = LinkAnalytics['visitors'][number];
 /** "Safari · iOS": the browser of the visitor's latest view. */
 const deviceOfVisitor = (visitor: Visitor) => (visitor.userAgent ? deviceOf(visitor.userAgent) : t('link.analytics.unknownDevice'));
 
+// Rows are keyed by their place: visitors known by address are shown masked (203.0.113.x), so
+// two of one network share a label.
 function VisitorTable({ visitors }: { visitors: Visitor[] }) {
   return (
     <div class="table-wrap">
@@ -91,8 +95,8 @@ function VisitorTable({ visitors }: { visitors: Visitor[] }) {
           </tr>
         </thead>
         <tbody>
-          {visitors.map((visitor) => (
-            <tr key={visitor.visitor}>
+          {visitors.map((visitor, index) => (
+            <tr key={index}>
               <td class="link-visitor">{visitor.visitor}</td>
               <td class="numeric">{formatNumber(visitor.views)}</td>
               <td class="numeric">{formatDuration(visitor.seconds)}</td>
@@ -111,8 +115,8 @@ function VisitorTable({ visitors }: { visitors: Visitor[] }) {
 function VisitorCards({ visitors }: { visitors: Visitor[] }) {
   return (
     <ul class="link-visitor-cards">
-      {visitors.map((visitor) => (
-        <li key={visitor.visitor} class="link-visitor-card">
+      {visitors.map((visitor, index) => (
+        <li key={index} class="link-visitor-card">
           <p class="link-visitor">{visitor.visitor}</p>
           <p class="muted">
             {t('link.analytics.visitorLine', {
@@ -129,8 +133,20 @@ function VisitorCards({ visitors }: { visitors: Visitor[] }) {
   );
 }
 
-/** Who opened the link: a table on a wide screen, cards on a phone. */
-export function Visitors({ visitors, csvUrl }: { visitors: Visitor[]; csvUrl: string }) {
+/** Who opened the link, latest first: a table on a wide screen, cards on a phone; more on demand. */
+export function Visitors({
+  visitors,
+  total,
+  csvUrl,
+  onMore,
+}: {
+  visitors: Visitor[];
+  /** every visitor the link has had */
+  total: number;
+  csvUrl: string;
+  /** lists more of them; absent when no more can be listed */
+  onMore?: () => void;
+}) {
   const narrow = useNarrowScreen();
   return (
     <Section
@@ -147,6 +163,16 @@ export function Visitors({ visitors, csvUrl }: { visitors: Visitor[]; csvUrl: st
         <VisitorCards visitors={visitors} />
       ) : (
         <VisitorTable visitors={visitors} />
+      )}
+      {visitors.length > 0 && visitors.length < total && (
+        <div class="link-visitors-more">
+          <p class="muted">{t('link.analytics.visitorsListed', { listed: formatNumber(visitors.length), total: formatNumber(total) })}</p>
+          {onMore && (
+            <button type="button" class="button secondary small" onClick={onMore}>
+              {t('link.analytics.moreVisitors', { count: VISITORS_STEP })}
+            </button>
+          )}
+        </div>
       )}
     </Section>
   );
