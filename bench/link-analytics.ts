@@ -6,7 +6,8 @@
  * views behind them cost. Seeded straight into the app's SQLite file before the server starts
  * (`node bin/linkvault.js serve` in a child process), beside the floor: a bare Fastify route
  * in a child process returning the large link's JSON. One keep-alive connection per target,
- * one request at a time; warm-up, then BENCH_REQUESTS (60) per target in rotating rounds.
+ * one request at a time; warm-up, then BENCH_REQUESTS (60) per target in rotating rounds. The
+ * large link's call as the dashboard makes it (`?visitors=50`) is printed too.
  * Budget: p50 of the large link <= 2x the small one's.
  *
  *   npm run bench -- link-analytics
@@ -76,7 +77,8 @@ runBench(async () => {
     const bare = target('bare fastify', `${floor.url}/analytics`);
     const small = target(`${SMALL.views} views`, `${server.url}/api/links/${links.small}/analytics`);
     const large = target(`${LARGE.views} views`, `${server.url}/api/links/${links.large}/analytics`);
-    const targets = [bare, small, large];
+    const latest = target(`${LARGE.views} views, latest 50 (the dashboard's call)`, `${large.url}?visitors=50`);
+    const targets = [bare, small, large, latest];
     const deadline = Date.now() + DEADLINE_MS;
     const run = async (subject: Target, count: number, keep: boolean) => {
       for (let n = 0; n < count; n++) {
