@@ -197,6 +197,37 @@ test('link analytics: the latest 50 visitors first, 50 more on each "Show 50 mor
   assert.equal(await rows.last().getByRole('cell').first().textContent(), 'reader000@example.com');
   assert.equal(await visitors.getByRole('button', { name: 'Show 50 more' }).count(), 0, 'every visitor is listed');
   assert.equal(await visitors.getByText(/The latest/).count(), 0);
+
+  // Another link's analytics, opened in the app while its numbers are slow to come: this
+  // link's visitors are not shown as its own meanwhile, and it starts again at 50.
+  const other = await createLink(http, 'a memo nobody read', 'Memo.txt');
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(
+    (url) => url.pathname === `/api/links/${other}/analytics`,
+    async (route) => {
+      await released;
+      await route.continue();
+    },
+  );
+  asked.length = 0;
+  page.on('request', (request) => {
+    if (request.url().includes(`/api/links/${other}/analytics`)) asked.push(new URL(request.url()).searchParams.get('visitors') ?? 'all');
+  });
+  await page.evaluate((path) => {
+    const browser = globalThis as unknown as {
+      history: { pushState(state: null, unused: string, url: string): void };
+      dispatchEvent(event: Event): void;
+      PopStateEvent: typeof Event;
+    };
+    browser.history.pushState(null, '', path);
+    browser.dispatchEvent(new browser.PopStateEvent('popstate'));
+  }, `/app/documents/${other}/analytics`);
+  await page.getByRole('heading', { level: 1, name: 'Analytics: Memo.txt' }).waitFor();
+  assert.equal(await page.getByText('reader119@example.com').count(), 0, "the other link's visitors are not shown");
+  release();
+  await page.getByText('No visitors yet').waitFor();
+  assert.deepEqual(asked, ['50']);
 });
 
 test('link settings: the link is e-mailed to recipients with a note, and a preview picture is uploaded and removed', async (t) => {

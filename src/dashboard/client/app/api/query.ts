@@ -93,19 +93,22 @@ export interface Query<T> {
 /**
  * The data under `key`, fetched by `fetcher`; `refreshMs` polls while the screen is open (new
  * views appear without a reload), or, as a function of the data, while the data says to.
- * `keepPrevious`: when the key changes (more rows asked for), the last key's data stays shown
- * until the new key's arrives, rather than loading placeholders.
+ * `keepWithin`: when the key changes but this stays the same (the same link, more of its rows
+ * asked for), the last key's data stays shown until the new key's arrives, rather than loading
+ * placeholders; another link's data is never shown in its place.
  */
 export function useQuery<T>(
   key: string | null,
   fetcher: () => Promise<T>,
-  options: { refreshMs?: number | ((data: T | undefined) => number | undefined); keepPrevious?: boolean } = {},
+  options: { refreshMs?: number | ((data: T | undefined) => number | undefined); keepWithin?: string } = {},
 ): Query<T> {
   const [, rerender] = useState(0);
   const entry = key === null ? undefined : entryFor(key, fetcher);
-  const shown = useRef<T | undefined>(undefined);
-  if (entry?.data !== undefined || !options.keepPrevious) shown.current = entry?.data as T | undefined;
-  const data = shown.current;
+  const last = useRef<{ within?: string; data?: T }>({});
+  if (entry?.data !== undefined || last.current.within !== options.keepWithin) {
+    last.current = { within: options.keepWithin, data: entry?.data as T | undefined };
+  }
+  const data = options.keepWithin === undefined ? (entry?.data as T | undefined) : last.current.data;
   const refreshMs = typeof options.refreshMs === 'function' ? options.refreshMs(data) : options.refreshMs;
 
   // A layout effect: the request leaves as soon as the screen has rendered, not after the next paint.

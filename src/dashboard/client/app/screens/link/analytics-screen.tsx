@@ -18,13 +18,14 @@ export function LinkAnalyticsScreen() {
   const id = useRoute().params.id!;
   const link = useLink(id);
   // The latest visitors only: a link read by thousands is refreshed every 5 s.
-  const [listed, setListed] = useState(VISITORS_STEP);
+  const [more, setMore] = useState({ id, listed: VISITORS_STEP });
+  const listed = more.id === id ? more.listed : VISITORS_STEP;
   const analytics = useQuery(
     `${linkKey(id)}:analytics:${listed}`,
     // The JSON answer: the CSV one is only fetched by the export link.
     () =>
       ok(api.GET('/api/links/{id}/analytics', { params: { path: { id }, query: { format: 'json', visitors: listed } } })) as Promise<LinkAnalytics>,
-    { refreshMs: 5000, keepPrevious: true },
+    { refreshMs: 5000, keepWithin: linkKey(id) },
   );
   const csvUrl = `/api/links/${encodeURIComponent(id)}/analytics?format=csv`;
   return (
@@ -41,7 +42,7 @@ export function LinkAnalyticsScreen() {
               visitors={data.visitors}
               total={data.uniqueVisitors}
               csvUrl={csvUrl}
-              onMore={listed < MAX_LISTED_VISITORS ? () => setListed(Math.min(MAX_LISTED_VISITORS, listed + VISITORS_STEP)) : undefined}
+              onMore={listed < MAX_LISTED_VISITORS ? () => setMore({ id, listed: Math.min(MAX_LISTED_VISITORS, listed + VISITORS_STEP) }) : undefined}
             />
             {link.data && link.data.settings.agreementId !== null && <AgreementAcceptances linkId={id} />}
           </div>
