@@ -10,7 +10,12 @@ function csvCell(value: CsvCell): string {
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** RFC 4180 text (CRLF line ends, quoted where needed), with text cells made inert for spreadsheets. */
+/** Lines of RFC 4180 text (each ended by CRLF, quoted where needed), with text cells made inert for spreadsheets. */
+export function csvLines(rows: readonly (readonly CsvCell[])[]): string {
+  return rows.map((row) => row.map(csvCell).join(',') + '\r\n').join('');
+}
+
+/** A whole CSV file: the header line, then the rows. */
 export function toCsv(header: readonly string[], rows: readonly (readonly CsvCell[])[]): string {
-  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return csvLines([header, ...rows]);
 }

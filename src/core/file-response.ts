@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import type { ByteRange } from '../infra/storage/index.js';
@@ -8,6 +8,11 @@ export function contentDisposition(type: 'attachment' | 'inline', fileName: stri
   const fallback = fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/** Sends CSV text as an attachment, each piece as soon as it is made (a long export is never whole in memory). */
+export function sendCsv(reply: FastifyReply, fileName: string, lines: AsyncIterable<string>): FastifyReply {
+  return reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition('attachment', fileName)).send(Readable.from(lines));
 }
 
 export interface FileBody {

@@ -117,20 +117,30 @@ export async function secondsPerPage(db: Executor, linkId: string) {
   return rows.map((row) => ({ page: row.page, seconds: Number(row.seconds) }));
 }
 
+/** Where a page of a link's visitors ended: the next page starts after this visitor. */
+export interface VisitorCursor {
+  lastViewAt: number;
+  visitorKey: string;
+}
+
 /**
- * The link's visitors (by e-mail, else IP), most recent first: their views, time, how many
- * distinct pages they saw, and the browser of their latest view.
+ * The link's visitors (by e-mail, else IP), most recent first, from after `after` on: their
+ * views, time, how many distinct pages they saw, and the browser of their latest view.
  */
-export async function linkVisitors(db: Executor, linkId: string, limit: number) {
-  const rows = await db
+export async function linkVisitors(db: Executor, linkId: string, limit: number, after?: VisitorCursor) {
+  let query = db
     .selectFrom('link_visitors')
-    .select(['email', 'ip', 'user_agent', 'views', 'seconds', 'pages_seen', 'first_view_at', 'last_view_at'])
-    .where('link_id', '=', linkId)
-    .orderBy('last_view_at', 'desc')
-    .orderBy('visitor_key')
-    .limit(limit)
-    .execute();
+    .select(['visitor_key', 'email', 'ip', 'user_agent', 'views', 'seconds', 'pages_seen', 'first_view_at', 'last_view_at'])
+    .where('link_id', '=', linkId);
+  if (after) {
+    // A range on the index's second column, then the ties of its last value already listed left out.
+    query = query
+      .where('last_view_at', '<=', after.lastViewAt)
+      .where((eb) => eb.not(eb.and([eb('last_view_at', '=', after.lastViewAt), eb('visitor_key', '<=', after.visitorKey)])));
+  }
+  const rows = await query.orderBy('last_view_at', 'desc').orderBy('visitor_key').limit(limit).execute();
   return rows.map((row) => ({
+    visitorKey: row.visitor_key,
     email: row.email,
     ip: row.ip,
     userAgent: row.user_agent,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { contentDisposition } from '../../core/file-response.js';
+import { sendCsv } from '../../core/file-response.js';
 import { ErrorBody, NullableString, StringId, authErrors } from '../../core/schemas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { MAX_LISTED_VISITORS, type AnalyticsService } from './analytics.service.js';
@@ -88,7 +88,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
             minimum: 0,
             maximum: MAX_LISTED_VISITORS,
             default: MAX_LISTED_VISITORS,
-            description: 'how many of the latest visitors the JSON lists (the CSV lists them all, up to the same maximum)',
+            description: 'how many of the latest visitors the JSON lists (the CSV lists every one)',
           }),
         }),
         response: {
@@ -106,11 +106,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     async (request, reply) => {
       const { accountId } = principalOf(request);
       if (request.query.format === 'json') return analytics.forLink(accountId, request.params.id, request.query.visitors);
-      const csv = await analytics.linkVisitorsCsv(accountId, request.params.id);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', contentDisposition('attachment', `analytics-${request.params.id}.csv`))
-        .send(csv);
+      return sendCsv(reply, `analytics-${request.params.id}.csv`, await analytics.linkVisitorsCsv(accountId, request.params.id));
     },
   );
 };

@@ -13222,7 +13222,7 @@ export interface operations {
         parameters: {
             query: {
                 format: "json" | "csv";
-                /** @description how many of the latest visitors the JSON lists (the CSV lists them all, up to the same maximum) */
+                /** @description how many of the latest visitors the JSON lists (the CSV lists every one) */
                 visitors: number;
             };
             header?: never;
