@@ -100,6 +100,10 @@ test("a link's analytics read its tallies by key, with no scan or sort, however 
     },
     pages: { run: (executor) => secondsPerPage(executor, linkId), uses: /link_page_totals_pk|sqlite_autoindex_link_page_totals_1/ },
     visitors: { run: (executor) => linkVisitors(executor, linkId, 5000), uses: /link_visitors_latest_idx/ },
+    nextVisitors: {
+      run: (executor) => linkVisitors(executor, linkId, 1000, { lastViewAt: NOW - DAY_MS, visitorKey: '192.0.2.3' }),
+      uses: /link_visitors_latest_idx/,
+    },
   };
   for (const [name, { run, uses }] of Object.entries(reads)) {
     const plans = await queryPlans(db, run);
