@@ -11,11 +11,28 @@ function csvCell(value: CsvCell): string {
 }
 
 /** Lines of RFC 4180 text (each ended by CRLF, quoted where needed), with text cells made inert for spreadsheets. */
-export function csvLines(rows: readonly (readonly CsvCell[])[]): string {
+function csvLines(rows: readonly (readonly CsvCell[])[]): string {
   return rows.map((row) => row.map(csvCell).join(',') + '\r\n').join('');
 }
 
-/** A whole CSV file: the header line, then the rows. */
-export function toCsv(header: readonly string[], rows: readonly (readonly CsvCell[])[]): string {
-  return csvLines([header, ...rows]);
+/**
+ * A CSV read a page at a time while it is sent: the header line, then the lines of each page
+ * `readPage` gives (up to `pageSize` rows, after the cursor `cursorAfter` made of the previous
+ * page's last row), until a page comes back short.
+ */
+export async function* csvByPages<Row, Cursor>(options: {
+  header: readonly string[];
+  pageSize: number;
+  readPage: (after: Cursor | undefined) => Promise<Row[]>;
+  cursorAfter: (last: Row) => Cursor;
+  cells: (row: Row) => readonly CsvCell[];
+}): AsyncGenerator<string> {
+  yield csvLines([options.header]);
+  let after: Cursor | undefined;
+  for (;;) {
+    const page = await options.readPage(after);
+    if (page.length > 0) yield csvLines(page.map(options.cells));
+    if (page.length < options.pageSize) return;
+    after = options.cursorAfter(page.at(-1)!);
+  }
 }

@@ -76,9 +76,9 @@ export async function insertAcceptance(
     .execute();
 }
 
-/** The link's acceptances, newest first. */
-export function listAcceptances(db: Executor, linkId: string, limit: number) {
-  return db
+/** The link's acceptances, newest first; after `beforeId`, those older than it. */
+export function listAcceptances(db: Executor, linkId: string, limit: number, beforeId?: number) {
+  let query = db
     .selectFrom('agreement_acceptances as acceptance')
     .innerJoin('agreements as agreement', 'agreement.id', 'acceptance.agreement_id')
     .select([
@@ -92,8 +92,7 @@ export function listAcceptances(db: Executor, linkId: string, limit: number) {
       'acceptance.text_sha256 as textSha256',
       'acceptance.accepted_at as acceptedAt',
     ])
-    .where('acceptance.link_id', '=', linkId)
-    .orderBy('acceptance.id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('acceptance.link_id', '=', linkId);
+  if (beforeId !== undefined) query = query.where('acceptance.id', '<', beforeId);
+  return query.orderBy('acceptance.id', 'desc').limit(limit).execute();
 }

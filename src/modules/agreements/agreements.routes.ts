@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { contentDisposition } from '../../core/file-response.js';
+import { sendCsv } from '../../core/file-response.js';
 import { ErrorBody, IntegerIdParams, OkBody, StringId, authErrors } from '../../core/schemas.js';
 import type { AgreementsService } from './agreements.service.js';
 
@@ -107,7 +107,7 @@ export const agreementsRoutes: FastifyPluginAsyncTypebox<{ agreements: Agreement
       schema: {
         tags,
         operationId: 'listLinkAgreementAcceptances',
-        summary: 'Who accepted the agreement of this link, newest first (1000 at most); ?format=csv for a spreadsheet',
+        summary: 'Who accepted the agreement of this link, newest first (the JSON lists 1000 at most); ?format=csv lists every one',
         params: Type.Object({ id: StringId }),
         querystring: Type.Object({ format: Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' }) }),
         response: {
@@ -124,10 +124,7 @@ export const agreementsRoutes: FastifyPluginAsyncTypebox<{ agreements: Agreement
     async (request, reply) => {
       const { accountId } = principalOf(request);
       if (request.query.format === 'json') return { acceptances: await agreements.acceptances(accountId, request.params.id) };
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', contentDisposition('attachment', `agreements-${request.params.id}.csv`))
-        .send(await agreements.acceptancesCsv(accountId, request.params.id));
+      return sendCsv(reply, `agreements-${request.params.id}.csv`, await agreements.acceptancesCsv(accountId, request.params.id));
     },
   );
 };

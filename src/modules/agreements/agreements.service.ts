@@ -3,7 +3,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AgreementsTable } from '../../db/types.js';
 import { badRequest, notFound, unprocessable } from '../../core/errors.js';
-import { toCsv } from '../../core/csv.js';
+import { csvByPages } from '../../core/csv.js';
 import { isoTime } from '../../core/timestamps.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
@@ -161,12 +161,16 @@ export function createAgreementsService(deps: {
       return (await listAcceptances(db, linkId, LISTED_ACCEPTANCES)).map((row) => ({ ...row, acceptedAt: isoTime(row.acceptedAt) }));
     },
 
-    async acceptancesCsv(accountId: number, linkId: string): Promise<string> {
-      const rows = await this.acceptances(accountId, linkId);
-      return toCsv(
-        ['accepted_at', 'name', 'email', 'ip', 'user_agent', 'agreement', 'text_sha256'],
-        rows.map((row) => [row.acceptedAt, row.name, row.email, row.ip, row.userAgent, row.agreementName, row.textSha256]),
-      );
+    /** Every acceptance of the link as CSV lines, newest first, read a page at a time while the answer is sent. */
+    async acceptancesCsv(accountId: number, linkId: string): Promise<AsyncIterable<string>> {
+      await links.ownLink(accountId, linkId, { live: false });
+      return csvByPages({
+        header: ['accepted_at', 'name', 'email', 'ip', 'user_agent', 'agreement', 'text_sha256'],
+        pageSize: LISTED_ACCEPTANCES,
+        readPage: (beforeId: number | undefined) => listAcceptances(db, linkId, LISTED_ACCEPTANCES, beforeId),
+        cursorAfter: (last) => last.id,
+        cells: (row) => [isoTime(row.acceptedAt), row.name, row.email, row.ip, row.userAgent, row.agreementName, row.textSha256],
+      });
     },
   };
 }

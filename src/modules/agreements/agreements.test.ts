@@ -98,3 +98,40 @@ test('agreements: a PDF one is read in the gate; content and ownership are check
   assert.equal((await http.delete(`/api/agreements/${pdfAgreement.body.id}`)).status, 200);
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
 });
+
+test('agreements: the CSV lists every acceptance of a link, newest first; the JSON the latest 1000', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const agreementId: number = (await http.post('/api/agreements', { name: 'NDA', text: 'Keep it secret.' })).body.id;
+  const id = await createLink(http, await makePdf(1), 'Data room index.pdf', { agreementId: String(agreementId) });
+  // More than a page of reading, written as the gate writes them, a thousand rows at a time.
+  const signed = 2500;
+  for (let from = 0; from < signed; from += 1000) {
+    await app.runtime.database.db
+      .insertInto('agreement_acceptances')
+      .values(
+        Array.from({ length: Math.min(1000, signed - from) }, (_, k) => ({
+          agreement_id: agreementId,
+          link_id: id,
+          name: `Signer ${from + k}`,
+          email: `signer${from + k}@example.org`,
+          ip: '192.0.2.1',
+          user_agent: null,
+          text_sha256: createHash('sha256').update('Keep it secret.').digest('hex'),
+          accepted_at: Date.UTC(2026, 0, 1) + (from + k) * 1000,
+        })),
+      )
+      .execute();
+  }
+
+  const csv = await http.get(`/api/links/${id}/agreements?format=csv`);
+  assert.equal(csv.status, 200);
+  const lines = (csv.body as string).trimEnd().split('\r\n');
+  assert.equal(lines[0], 'accepted_at,name,email,ip,user_agent,agreement,text_sha256');
+  assert.deepEqual(
+    lines.slice(1).map((line) => line.split(',')[1]),
+    Array.from({ length: signed }, (_, n) => `Signer ${signed - 1 - n}`),
+  );
+  assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances.length, 1000);
+  assert.equal((await (await app.createAccount('professional')).http.get(`/api/links/${id}/agreements?format=csv`)).status, 404);
+});

@@ -27,14 +27,13 @@ import {
   viewsPerDay,
   type VisitorCursor,
 } from './analytics.repo.js';
-import { csvLines } from '../../core/csv.js';
+import { csvByPages } from '../../core/csv.js';
 
 const TOP_LINKS = 10;
 const RECENT_ACTIVITY = 20;
 const CHART_DAYS = 30;
 export const MAX_LISTED_VISITORS = 5000;
 
-const CSV_HEADER = ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at', 'pages_seen', 'user_agent'];
 /** Visitors read at a time for the CSV. */
 export const CSV_PAGE = 1000;
 
@@ -164,31 +163,16 @@ export function createAnalyticsService(deps: {
      */
     async linkVisitorsCsv(accountId: number, linkId: string): Promise<AsyncIterable<string>> {
       const link = await links.ownLink(accountId, linkId, { live: false });
-      return (async function* () {
-        yield csvLines([CSV_HEADER]);
-        let after: VisitorCursor | undefined;
-        for (;;) {
-          const page = await linkVisitors(db, link.id, CSV_PAGE, after);
-          if (page.length > 0) {
-            yield csvLines(
-              page
-                .map(shownVisitor)
-                .map((visitor) => [
-                  visitor.visitor,
-                  visitor.views,
-                  visitor.seconds,
-                  visitor.firstViewAt,
-                  visitor.lastViewAt,
-                  visitor.pagesSeen,
-                  visitor.userAgent,
-                ]),
-            );
-          }
-          if (page.length < CSV_PAGE) return;
-          const last = page.at(-1)!;
-          after = { lastViewAt: last.lastViewAt, visitorKey: last.visitorKey };
-        }
-      })();
+      return csvByPages({
+        header: ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at', 'pages_seen', 'user_agent'],
+        pageSize: CSV_PAGE,
+        readPage: (after: VisitorCursor | undefined) => linkVisitors(db, link.id, CSV_PAGE, after),
+        cursorAfter: (last) => ({ lastViewAt: last.lastViewAt, visitorKey: last.visitorKey }),
+        cells: (row) => {
+          const visitor = shownVisitor(row);
+          return [visitor.visitor, visitor.views, visitor.seconds, visitor.firstViewAt, visitor.lastViewAt, visitor.pagesSeen, visitor.userAgent];
+        },
+      });
     },
   };
 }

@@ -1233,7 +1233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who accepted the agreement of this link, newest first (1000 at most); ?format=csv for a spreadsheet */
+        /** Who accepted the agreement of this link, newest first (the JSON lists 1000 at most); ?format=csv lists every one */
         get: operations["listLinkAgreementAcceptances"];
         put?: never;
         post?: never;
