@@ -123,9 +123,11 @@ test(
     const first = await readMark((await visitor.get(`/v/${id}/pages/1`)).bytes);
     now += 20 * 60_000;
     const second = await readMark((await visitor.get(`/v/${id}/pages/2`)).bytes);
+    // The view's id is read exactly by the legibility test, whose id is fixed: a random one's
+    // glyphs can come back misread ("2J" as "2)J"), so here only its label is looked for.
     for (const text of [first, second]) {
       assert.match(text, /2026-11-24 10:00 UTC/, text);
-      assert.match(text, /view [0-9A-Z]{6}/, text);
+      assert.match(text, /\bview \S/, text);
     }
   },
 );
