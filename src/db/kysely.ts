@@ -18,6 +18,8 @@ export interface DatabaseHandle {
   /** Compiles a hot-path read once; see precompiled.ts. */
   precompile: Precompile;
   migrate(): Promise<void>;
+  /** The migrator over this database (an upgrade test steps it to one migration, then on). */
+  migrator(): Promise<Migrator>;
   /** Which migrations this database has run and which it has not (read only: nothing is created). */
   migrationStatus(): Promise<{ applied: string[]; pending: string[] }>;
   /** SQLite only: a consistent copy of the live database through SQLite's online backup API. */
@@ -141,6 +143,7 @@ export function openDatabase(config: DatabaseConfig, options: { onConnectionLost
     db,
     kind: config.kind,
     precompile: createPrecompile(db, sqlite),
+    migrator,
     async migrate() {
       const { error, results } = await (await migrator()).migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');

@@ -1,9 +1,7 @@
 import type { TestContext } from 'node:test';
-import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import type { Migrator } from 'kysely/migration';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db, type DatabaseHandle } from '../../src/db/kysely.js';
-import { migrationProvider } from '../../src/db/migrations/index.js';
 import { testEnv } from './app.js';
 
 /**
@@ -30,10 +28,7 @@ export async function openTestDatabase(t: TestContext): Promise<{ handle: Databa
  * migrates to the release before, writes that release's rows, then migrates to the latest.
  */
 export async function openUnmigratedDatabase(t: TestContext): Promise<{ db: Db; migrator: Migrator }> {
-  const config = loadConfig(await testEnv(t)).database;
-  const handle = openDatabase(config);
+  const handle = openDatabase(loadConfig(await testEnv(t)).database);
   t.after(() => handle.close());
-  const { db } = handle;
-  const schema = config.kind === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name : undefined;
-  return { db, migrator: new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema }) };
+  return { db: handle.db, migrator: await handle.migrator() };
 }

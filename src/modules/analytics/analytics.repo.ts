@@ -183,7 +183,10 @@ export interface LinkVisitorView {
   at: number;
 }
 
-/** Counts a view of the link's visitor; true when it is their first. Who they are is their latest view's. */
+/**
+ * Counts a view of the link's visitor; true when it is their first. Their IP and browser are their
+ * latest view's (their e-mail, when they gave one, is their key).
+ */
 export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): Promise<boolean> {
   const inserted = await db
     .insertInto('link_visitors')
@@ -210,7 +213,6 @@ export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): P
         views: eb('views', '+', 1),
         first_view_at: eb.case().when('first_view_at', '>', view.at).then(view.at).else(eb.ref('first_view_at')).end(),
         last_view_at: eb.case().when(latest).then(view.at).else(eb.ref('last_view_at')).end(),
-        email: eb.case().when(latest).then(view.email).else(eb.ref('email')).end(),
         ip: eb.case().when(latest).then(view.ip).else(eb.ref('ip')).end(),
         user_agent: eb.case().when(latest).then(view.userAgent).else(eb.ref('user_agent')).end(),
       };

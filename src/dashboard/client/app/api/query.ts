@@ -104,11 +104,11 @@ export function useQuery<T>(
 ): Query<T> {
   const [, rerender] = useState(0);
   const entry = key === null ? undefined : entryFor(key, fetcher);
-  const last = useRef<{ within?: string; data?: T }>({});
-  if (entry?.data !== undefined || last.current.within !== options.keepWithin) {
-    last.current = { within: options.keepWithin, data: entry?.data as T | undefined };
-  }
-  const data = options.keepWithin === undefined ? (entry?.data as T | undefined) : last.current.data;
+  // Without `keepWithin`, each key keeps only its own data.
+  const within = options.keepWithin ?? key;
+  const shown = useRef<{ within: string | null; data?: T }>({ within });
+  if (entry?.data !== undefined || shown.current.within !== within) shown.current = { within, data: entry?.data as T | undefined };
+  const data = shown.current.data;
   const refreshMs = typeof options.refreshMs === 'function' ? options.refreshMs(data) : options.refreshMs;
 
   // A layout effect: the request leaves as soon as the screen has rendered, not after the next paint.
