@@ -4,6 +4,7 @@ import { TOTP, URI } from 'otpauth';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD, type SessionClient } from '../helpers/people.js';
 import { runCli } from '../helpers/process.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 /** The code an authenticator app would show now, or one step earlier / later. */
 function codeFrom(otpauthUri: string, stepOffset = 0): string {
@@ -93,6 +94,55 @@ test('two-factor: a magic link asks for the code and can be retried with it', as
   const withCode = await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, 1) });
   assert.equal(withCode.status, 200, JSON.stringify(withCode.body));
   assert.equal((await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, -1) })).status, 404, 'spent');
+});
+
+test('two-factor: wrong codes with a magic link count like failed sign-ins (429 past five)', async (t) => {
+  const app = await startApp(t);
+  const person = await enrolled(app);
+  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
+  const token = new URL(link).searchParams.get('token')!;
+  const browser = createSessionClient(app.url);
+  const wrong = codeFrom(person.otpauthUri) === '000000' ? '111111' : '000000';
+  const statuses: number[] = [];
+  for (let attempt = 0; attempt < 6; attempt++) statuses.push((await browser.post('/api/auth/magic-link/confirm', { token, code: wrong })).status);
+  assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
+  const blocked = await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, 1) });
+  assert.equal(blocked.status, 429, 'the right code waits out the window too');
+  assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+});
+
+test('two-factor: accepting an invitation as a person who signs in asks for their code, and counts each try', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const person = await enrolled(app);
+  const other = await app.createAccount('business');
+  const invitationOf = async (email: string, role: 'admin' | 'member') => {
+    assert.equal((await other.http.post('/api/invitations', { email, role })).status, 201);
+    return /\/invite\/([0-9A-Za-z]{43})/.exec((await smtp.waitFor(email)).text)![1]!;
+  };
+  const token = await invitationOf(person.email, 'admin');
+  const browser = createSessionClient(app.url);
+  const accept = (body: Record<string, string>) => browser.post('/api/invitations/accept', { token, ...body });
+
+  const noCode = await accept({ password: TEST_PASSWORD });
+  assert.equal(noCode.status, 401);
+  assert.equal(noCode.headers.get('x-two-factor'), 'required');
+  assert.equal((await accept({ password: TEST_PASSWORD, code: '12345x' })).status, 401);
+  const joined = await accept({ password: TEST_PASSWORD, code: codeFrom(person.otpauthUri, 1) });
+  assert.equal(joined.status, 200, JSON.stringify(joined.body));
+  assert.equal(joined.body.account.id, other.accountId);
+  assert.equal(joined.body.role, 'admin');
+
+  // Guessing someone's password through an invitation is throttled like sign-in.
+  const elsewhere = await signedInPerson(app, (await app.createAccount('business')).accountId, 'owner');
+  const second = await invitationOf(elsewhere.email, 'member');
+  const guesses: number[] = [];
+  for (let attempt = 0; attempt < 6; attempt++) {
+    guesses.push((await browser.post('/api/invitations/accept', { token: second, password: `wrong guess ${attempt}` })).status);
+  }
+  assert.deepEqual(guesses, [401, 401, 401, 401, 401, 429]);
+  const log = await elsewhere.client.get('/api/audit-log?action=sign_in.failed&limit=100');
+  assert.equal(log.body.entries.length, 5, 'each wrong password is a failed sign-in in the audit log');
 });
 
 test('REQUIRE_2FA: owners and admins enrol before anything else; members are not forced', async (t) => {

@@ -236,8 +236,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; cookie: 
         tags: ['Members'],
         operationId: 'acceptInvitation',
         summary: 'Join the account of an invitation (a new person gives a name and password; an existing one their password)',
+        description:
+          'A person who already signs in proves it as at sign-in: their password and, when they turned it on, the two-factor `code` (401 with `X-Two-Factor: required` while it is missing); each try counts like a sign-in (429 after five failures in 15 minutes).',
         security: [],
-        body: Type.Object({ token: Token, name: Type.Optional(Name), password: AnyPassword }),
+        body: Type.Object({ token: Token, name: Type.Optional(Name), password: AnyPassword, code: Type.Optional(Code) }),
         response: { 200: MeBody, ...publicErrors, 422: ErrorBody },
       },
     },

@@ -49,6 +49,7 @@ const unusableLink = () => new AppError(404, 'This link has been used already or
 const twoFactorRequired = () =>
   new AppError(401, 'Enter the six-digit code from your authenticator app, or a recovery code', { 'x-two-factor': 'required' });
 const signInRefused = () => unauthorized('The e-mail or password is not right');
+const existingSignIn = () => unauthorized('This e-mail already has a linkvault sign-in: enter its password to accept');
 
 /**
  * How people get in: first-run setup, e-mail and password (with the second factor when on),
@@ -155,7 +156,10 @@ export function createAuthService(deps: {
     });
   }
 
-  /** The second factor, when on: none given is a 401 that asks for it; a wrong one counts as a failed sign-in. */
+  /**
+   * The second factor, when on: none given is a 401 that asks for it; a wrong one counts as a
+   * failed sign-in. Callers count the try with the throttle first, so codes cannot be guessed.
+   */
   async function assertSecondFactor(user: UserRow, code: string | undefined, client: Client): Promise<void> {
     if (user.totp_confirmed_at === null) return;
     if (code === undefined || code.trim() === '') throw twoFactorRequired();
@@ -163,6 +167,27 @@ export function createAuthService(deps: {
       await recordFailure(user.email, client, 'two-factor code');
       throw unauthorized('The two-factor code is not right');
     }
+  }
+
+  /**
+   * A person proves who they are with their password and, when on, their second factor; each
+   * try counts in the sign-in throttle (429 past its limits) and is given back on success.
+   */
+  async function provePerson(
+    email: string,
+    proof: { password: string; code?: string },
+    client: Client,
+    refusal: () => AppError = signInRefused,
+  ): Promise<UserRow> {
+    await throttle.begin(email, client.ip);
+    const user = await users.withPassword(email, proof.password);
+    if (!user) {
+      await recordFailure(email, client, 'password');
+      throw refusal();
+    }
+    await assertSecondFactor(user, proof.code, client);
+    await throttle.succeeded(email, client.ip);
+    return user;
   }
 
   /** The account a new owner gets: the one created earlier with the CLI for the same e-mail, or a new one. */
@@ -213,15 +238,7 @@ export function createAuthService(deps: {
     },
 
     async signIn(input: { email: string; password: string; code?: string }, client: Client): Promise<SignedIn> {
-      const email = normalizeEmail(input.email);
-      await throttle.begin(email, client.ip);
-      const user = await users.withPassword(email, input.password);
-      if (!user) {
-        await recordFailure(email, client, 'password');
-        throw signInRefused();
-      }
-      await assertSecondFactor(user, input.code, client);
-      await throttle.succeeded(email, client.ip);
+      const user = await provePerson(normalizeEmail(input.email), input, client);
       return startSession(user, client, 'password');
     },
 
@@ -257,12 +274,19 @@ export function createAuthService(deps: {
     signInVerified: (user: Pick<UserRow, 'id' | 'email'>, client: Client, executor: Executor = db) => startSession(user, client, 'oidc', executor),
     recordSignInFailure: recordFailure,
 
-    /** The second factor is checked before the link is spent, so a try without the code can be repeated with it. */
+    /**
+     * The second factor is checked before the link is spent, so a try without the code can be
+     * repeated with it; each try with a second factor counts in the sign-in throttle.
+     */
     async signInWithLink(input: { token: string; code?: string }, client: Client): Promise<SignedIn> {
       const pending = TOKEN.test(input.token) ? await findUsableSignInToken(db, sha256Hex(input.token), 'magic-link', clock()) : undefined;
       const user = pending?.user_id == null ? undefined : await users.byId(pending.user_id);
       if (!user || user.disabled_at !== null) throw unusableLink();
-      await assertSecondFactor(user, input.code, client);
+      if (user.totp_confirmed_at !== null) {
+        await throttle.begin(user.email, client.ip);
+        await assertSecondFactor(user, input.code, client);
+        await throttle.succeeded(user.email, client.ip);
+      }
       return db.transaction().execute(async (trx) => {
         await consume('magic-link', input.token, trx);
         return startSession(user, client, 'magic link', trx);
@@ -340,17 +364,21 @@ export function createAuthService(deps: {
 
     /**
      * Joins the invitation's account. A new person gives a name and password (unless sign-up is
-     * closed); a person who already signs in proves it with their password.
+     * closed); a person who already signs in proves it as at sign-in: password, second factor
+     * when on, each try counted by the throttle.
      */
-    async acceptInvitation(input: { token: string; name?: string; password: string }, client: Client): Promise<SignedIn> {
+    async acceptInvitation(input: { token: string; name?: string; password: string; code?: string }, client: Client): Promise<SignedIn> {
+      const invited = await invitations.peek(input.token);
+      const known = invited && (await users.byEmail(invited.email));
+      const proven = known ? await provePerson(known.email, input, client, existingSignIn) : undefined;
       return db.transaction().execute(async (trx) => {
         const invitation = await invitations.claim(input.token, trx);
         const existing = await users.byEmail(invitation.email, trx);
         let user: Pick<UserRow, 'id' | 'email'>;
         if (existing) {
-          const proven = await users.withPassword(existing.email, input.password, trx);
-          if (!proven) throw unauthorized('This e-mail already has a linkvault sign-in: enter its password to accept');
-          user = proven;
+          // Proven above; or the sign-in was made since, and the next try proves it.
+          if (existing.id !== proven?.id) throw existingSignIn();
+          user = existing;
         } else {
           if (deps.signup === 'closed') throw forbidden('New people cannot join this linkvault: the administrator has closed sign-up');
           const userId = await users.create({ email: invitation.email, name: input.name ?? '', password: input.password }, trx);

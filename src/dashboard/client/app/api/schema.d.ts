@@ -183,7 +183,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join the account of an invitation (a new person gives a name and password; an existing one their password) */
+        /**
+         * Join the account of an invitation (a new person gives a name and password; an existing one their password)
+         * @description A person who already signs in proves it as at sign-in: their password and, when they turned it on, the two-factor `code` (401 with `X-Two-Factor: required` while it is missing); each try counts like a sign-in (429 after five failures in 15 minutes).
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -2390,6 +2393,7 @@ export interface operations {
                     token: string;
                     name?: string;
                     password: string;
+                    code?: string;
                 };
             };
         };
