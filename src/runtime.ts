@@ -120,7 +120,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     absoluteDays: config.sessionAbsoluteDays,
     log,
   });
-  const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions });
+  const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions, apiKeys });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
   const branding = createBrandingService({

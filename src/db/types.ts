@@ -23,6 +23,8 @@ export interface ApiKeysTable {
   total_requests: Generated<number>;
   last_used_at: number | null;
   created_at: number;
+  /** the person who made it, whose current role in the account it acts with; null: made at the command line (or before 0028), acts as owner */
+  created_by: number | null;
 }
 
 export interface LinksTable {

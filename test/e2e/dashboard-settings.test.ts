@@ -99,6 +99,8 @@ test('API keys: created and shown once, then masked; toggled and revoked after c
   await page.reload();
   await row.waitFor();
   assert.equal(await page.getByText(key).count(), 0, 'the whole key is never shown again');
+  assert.match(await row.innerText(), /Test admin/, 'the row names who made the key, whose role it acts with');
+  assert.match(await page.locator('tbody tr', { hasText: 'default' }).innerText(), /Command line/);
 
   await row.getByRole('button', { name: 'Deactivate CRM sync' }).click();
   await row.getByText('Inactive').waitFor();

@@ -185,6 +185,42 @@ test('owners: only an owner makes, changes or removes an owner, and the last own
   assert.deepEqual(new Map(roles).get(admin.userId), 'owner');
 });
 
+test("API keys act with their maker's current role: an admin's key cannot make owners, and a key stops when its maker leaves", async (t) => {
+  const app = await startApp(t);
+  const { accountId, http: commandLineKey } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const made = await admin.client.post('/api/api-keys', { name: 'admin script' });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const adminKey = app.http(made.body.api_key.key);
+  // A key made with that key is made on the same person's behalf.
+  const chained = app.http((await adminKey.post('/api/api-keys', { name: 'made by the key' })).body.api_key.key);
+
+  for (const key of [adminKey, chained]) {
+    assert.equal((await key.get('/api/me')).body.role, 'admin');
+    assert.equal((await key.patch(`/api/members/${admin.userId}`, { role: 'owner' })).status, 403, 'no promotion through a key');
+    assert.equal((await key.delete(`/api/members/${owner.userId}`)).status, 403, 'nor removing an owner');
+    assert.equal((await key.get('/api/links')).status, 200);
+  }
+  assert.equal((await commandLineKey.get('/api/me')).body.role, 'owner', 'a key made at the command line acts as owner');
+  const listed = (await owner.client.get('/api/api-keys')).body.api_keys as Array<{ name: string; created_by: unknown }>;
+  assert.deepEqual(
+    listed.map((key) => [key.name, key.created_by]),
+    [
+      ['default', null],
+      ['admin script', { id: admin.userId, name: 'Test admin' }],
+      ['made by the key', { id: admin.userId, name: 'Test admin' }],
+    ],
+  );
+
+  assert.equal((await owner.client.patch(`/api/members/${admin.userId}`, { role: 'member' })).status, 200);
+  assert.equal((await adminKey.get('/api/me')).body.role, 'member', 'a demotion applies to their keys at once');
+  assert.equal((await adminKey.get('/api/api-keys')).status, 403);
+  assert.equal((await owner.client.delete(`/api/members/${admin.userId}`)).status, 204);
+  for (const key of [adminKey, chained]) assert.equal((await key.get('/api/links')).status, 401, "a key stops with its maker's membership");
+  assert.equal((await commandLineKey.get('/api/links')).status, 200);
+});
+
 test("tenancy: a member of one account gets 404 on another account's link, room, portal, template and requests", async (t) => {
   const app = await startApp(t);
   const mine = await app.createAccount('business');

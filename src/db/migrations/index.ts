@@ -26,6 +26,7 @@ import * as linkListOrders from './0024-link-list-orders.js';
 import * as roomList from './0025-room-list.js';
 import * as pageStampBase from './0026-page-stamp-base.js';
 import * as linkViewTallies from './0027-link-view-tallies.js';
+import * as keyMakers from './0028-key-makers.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0025-room-list': roomList,
   '0026-page-stamp-base': pageStampBase,
   '0027-link-view-tallies': linkViewTallies,
+  '0028-key-makers': keyMakers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,31 +3,69 @@ import type { Executor } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
 import type { ApiKeyRow, Database, NewApiKey } from '../../db/types.js';
 
-/** The live key with this hash, with its account's current plan: compiled once, run per request. */
+export interface LiveKey {
+  id: number;
+  account_id: number;
+  name: string;
+  plan: string;
+  created_by: number | null;
+  /** the maker's current role in the key's account; null when they have none (left, or disabled) */
+  maker_role: string | null;
+}
+
+/**
+ * The live key with this hash, with its account's current plan and its maker's current role
+ * there (the memberships and users of `modules/members` and `modules/users`, read only):
+ * compiled once, run per request.
+ */
 export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
-  return precompile<{ id: number; account_id: number; name: string; plan: string }, [keyHash: string]>(1, (keyHash) =>
+  return precompile<LiveKey, [keyHash: string]>(1, (keyHash) =>
     db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'accounts.plan'])
+      .leftJoin('users', (join) => join.onRef('users.id', '=', 'api_keys.created_by').on('users.disabled_at', 'is', null))
+      .leftJoin('memberships', (join) =>
+        join.onRef('memberships.user_id', '=', 'users.id').onRef('memberships.account_id', '=', 'api_keys.account_id'),
+      )
+      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'accounts.plan', 'api_keys.created_by', 'memberships.role as maker_role'])
       .where('api_keys.key_hash', '=', keyHash)
       .where('api_keys.active', '=', sql.lit(1))
       .where('api_keys.revoked_at', 'is', null),
   );
 }
 
+/** Who made a key (null: the command line), for a key made with a key: it is made on the same person's behalf. */
+export async function makerOfKey(db: Executor, keyId: number): Promise<number | null> {
+  const row = await db.selectFrom('api_keys').select('created_by').where('id', '=', keyId).executeTakeFirst();
+  return row?.created_by ?? null;
+}
+
 export function usableKeysLister(db: Kysely<Database>, precompile: Precompile) {
   return precompile<KeyListing, [accountId: number]>(1, (accountId) =>
     db
       .selectFrom('api_keys')
-      .select(['id', 'name', 'key_prefix', 'active', 'total_requests', 'created_at', 'last_used_at'])
-      .where('account_id', '=', accountId as unknown as number)
-      .where('revoked_at', 'is', null)
-      .orderBy('id'),
+      .leftJoin('users', 'users.id', 'api_keys.created_by')
+      .select([
+        'api_keys.id',
+        'api_keys.name',
+        'api_keys.key_prefix',
+        'api_keys.active',
+        'api_keys.total_requests',
+        'api_keys.created_at',
+        'api_keys.last_used_at',
+        'api_keys.created_by',
+        'users.name as maker_name',
+      ])
+      .where('api_keys.account_id', '=', accountId as unknown as number)
+      .where('api_keys.revoked_at', 'is', null)
+      .orderBy('api_keys.id'),
   );
 }
 
-export type KeyListing = Pick<ApiKeyRow, 'id' | 'name' | 'key_prefix' | 'active' | 'total_requests' | 'created_at' | 'last_used_at'>;
+export type KeyListing = Pick<
+  ApiKeyRow,
+  'id' | 'name' | 'key_prefix' | 'active' | 'total_requests' | 'created_at' | 'last_used_at' | 'created_by'
+> & { maker_name: string | null };
 
 /** Adds requests counted in memory to the stored total, keeping the latest use time. */
 export async function addKeyUsage(db: Executor, keyId: number, requests: number, lastUsedAt: number): Promise<void> {

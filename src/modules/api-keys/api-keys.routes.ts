@@ -12,6 +12,10 @@ const MaskedApiKey = Type.Object({
   total_requests: Type.Integer(),
   created_at: Type.String({ format: 'date-time' }),
   last_used_at: NullableString({ format: 'date-time' }),
+  created_by: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], {
+    description:
+      'The person who made the key: it acts with their current role in the account and stops working when they leave it. Null: made at the command line, acts as owner.',
+  }),
 });
 
 const tags = ['API keys'];

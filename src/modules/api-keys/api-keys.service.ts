@@ -1,5 +1,5 @@
 import type { Db } from '../../db/kysely.js';
-import type { Clock } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
 import type { Identity } from '../../core/auth.js';
 import { notFound, unprocessable } from '../../core/errors.js';
@@ -7,7 +7,8 @@ import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
-import { countUsableKeys, insertKey, keyLookup, revokeKey, toggleKey, usableKeysLister } from './api-keys.repo.js';
+import { roleOf, type Role } from '../../core/permissions.js';
+import { countUsableKeys, insertKey, keyLookup, makerOfKey, revokeKey, toggleKey, usableKeysLister, type LiveKey } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
 
@@ -18,6 +19,15 @@ const API_KEY_PATTERN = /^lvk_[0-9A-Za-z]{40}$/;
 /** `lvk_` + the first 4 characters of the secret part + a fixed mask. */
 export function maskKey(key: string): string {
   return `${key.slice(0, API_KEY_PREFIX.length + 4)}••••••••`;
+}
+
+/**
+ * A key acts with its maker's current role in its account, so it never gives more than they have
+ * and stops when they leave (or are disabled); a key made at the command line acts as owner.
+ */
+function roleOfKey(key: LiveKey): Role | null {
+  if (key.created_by === null) return 'owner';
+  return key.maker_role === null ? null : roleOf(key.maker_role);
 }
 
 export function createApiKeysService(deps: {
@@ -32,6 +42,13 @@ export function createApiKeysService(deps: {
   const findLiveKey = keyLookup(db, precompile);
   const listUsableKeys = usableKeysLister(db, precompile);
   const principals = createPrincipalCache(clock);
+
+  /** The person a new key acts for: the signed-in maker, the maker of the key it is made with, or none (the command line). */
+  async function makerFor(source: ChangeSource, executor: Executor): Promise<number | null> {
+    if (source.actor.type === 'user') return source.actor.id;
+    return source.actor.type === 'api_key' ? makerOfKey(executor, source.actor.id) : null;
+  }
+
   return {
     /** The key's account and plan, or null for a malformed, unknown, inactive or revoked key. */
     async authenticate(presentedKey: string): Promise<Identity | null> {
@@ -41,12 +58,12 @@ export function createApiKeysService(deps: {
       let principal = principals.get(keyHash);
       if (!principal) {
         const [row] = await findLiveKey(keyHash);
-        if (!row) return null;
-        // A key acts with the owner's rights, as the spec's API always has.
+        const role = row && roleOfKey(row);
+        if (!row || !role) return null;
         principal = {
           accountId: row.account_id,
           plan: row.plan,
-          role: 'owner',
+          role,
           via: 'key',
           actor: { type: 'api_key', id: row.id, label: `API key ${row.name}` },
         };
@@ -69,6 +86,7 @@ export function createApiKeysService(deps: {
           total_requests: Number(row.total_requests) + (unwritten?.requests ?? 0),
           created_at: isoTime(row.created_at),
           last_used_at: lastUsedAt === 0 ? null : isoTime(lastUsedAt),
+          created_by: row.created_by === null ? null : { id: row.created_by, name: row.maker_name ?? '' },
         };
       });
     },
@@ -88,6 +106,7 @@ export function createApiKeysService(deps: {
           key_prefix: maskKey(key),
           active: 1,
           created_at: clock(),
+          created_by: await makerFor(source, trx),
         });
         await audit.record(source, { action: 'api_key.created', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
         return keyId;

@@ -6,6 +6,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AuditLog } from '../audit/audit.service.js';
 import type { AccountRecords } from '../accounts/account-records.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { countOwners, deleteMembership, findMembership, insertMembership, listAccountsOf, listMembers, updateRole } from './members.repo.js';
 
@@ -19,8 +20,10 @@ export function createMembersService(deps: {
   audit: AuditLog;
   accounts: Pick<AccountRecords, 'lock'>;
   sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
+  /** Keys act with their maker's role: what this process remembers of them goes with a change. */
+  apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
 }) {
-  const { db, clock, audit, accounts, sessions } = deps;
+  const { db, clock, audit, accounts, sessions, apiKeys } = deps;
 
   /** Holds the account's lock, so two changes cannot both remove "the other" last owner. */
   async function assertOwnerRemains(trx: Executor, accountId: number, losing: Role): Promise<void> {
@@ -74,6 +77,7 @@ export function createMembersService(deps: {
         return current;
       });
       sessions.forgetUser(userId);
+      apiKeys.forgetAccount(principal.accountId);
       return result;
     },
 
@@ -88,6 +92,7 @@ export function createMembersService(deps: {
         await sessions.endIn(userId, principal.accountId, trx);
         await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
       });
+      apiKeys.forgetAccount(principal.accountId);
     },
   };
 }

@@ -3790,6 +3790,11 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             last_used_at: string | null;
+                            /** @description The person who made the key: it acts with their current role in the account and stops working when they leave it. Null: made at the command line, acts as owner. */
+                            created_by: {
+                                id: number;
+                                name: string;
+                            } | null;
                         }[];
                     };
                 };

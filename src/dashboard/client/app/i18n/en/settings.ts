@@ -151,7 +151,8 @@ export const settings = {
   'settings.invitations.withdrawn': 'Invitation withdrawn.',
 
   'settings.apiKeys.title': 'API keys',
-  'settings.apiKeys.description': 'Keys let scripts and other services use the API as this account.',
+  'settings.apiKeys.description':
+    'Keys let scripts and other services use the API in this account. A key acts with the role of the person who made it, and stops working when they leave the account; a key made at the command line acts as owner.',
   'settings.apiKeys.name': 'Name',
   'settings.apiKeys.nameHint': 'Say what uses it, e.g. "CRM sync".',
   'settings.apiKeys.create': 'Create key',
@@ -165,6 +166,8 @@ export const settings = {
   'settings.apiKeys.status': 'Status',
   'settings.apiKeys.requests': 'Requests',
   'settings.apiKeys.lastUsed': 'Last used',
+  'settings.apiKeys.madeBy': 'Made by',
+  'settings.apiKeys.commandLine': 'Command line',
   'settings.apiKeys.actions': 'Actions',
   'settings.apiKeys.active': 'Active',
   'settings.apiKeys.inactive': 'Inactive',

@@ -106,6 +106,7 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
                 {t('settings.apiKeys.requests')}
               </th>
               <th scope="col">{t('settings.apiKeys.lastUsed')}</th>
+              <th scope="col">{t('settings.apiKeys.madeBy')}</th>
               <th scope="col">
                 <span class="visually-hidden">{t('settings.apiKeys.actions')}</span>
               </th>
@@ -123,25 +124,28 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
                 </td>
                 <td class="numeric">{formatNumber(key.total_requests)}</td>
                 <td>{formatDateTime(key.last_used_at)}</td>
-                <td class="settings-cell-actions">
-                  <button
-                    type="button"
-                    class="button secondary small"
-                    disabled={toggle.busy}
-                    aria-label={t(key.active ? 'settings.apiKeys.deactivateNamed' : 'settings.apiKeys.activateNamed', { name: key.name })}
-                    onClick={() => void toggle.run(key.id)}
-                  >
-                    {key.active ? t('settings.apiKeys.deactivate') : t('settings.apiKeys.activate')}
-                  </button>
-                  <button
-                    type="button"
-                    class="button danger small"
-                    disabled={revoke.busy}
-                    aria-label={t('settings.apiKeys.revokeNamed', { name: key.name })}
-                    onClick={() => void revokeKey(key)}
-                  >
-                    {t('settings.apiKeys.revoke')}
-                  </button>
+                <td>{key.created_by?.name ?? t('settings.apiKeys.commandLine')}</td>
+                <td>
+                  <div class="settings-cell-actions">
+                    <button
+                      type="button"
+                      class="button secondary small"
+                      disabled={toggle.busy}
+                      aria-label={t(key.active ? 'settings.apiKeys.deactivateNamed' : 'settings.apiKeys.activateNamed', { name: key.name })}
+                      onClick={() => void toggle.run(key.id)}
+                    >
+                      {key.active ? t('settings.apiKeys.deactivate') : t('settings.apiKeys.activate')}
+                    </button>
+                    <button
+                      type="button"
+                      class="button danger small"
+                      disabled={revoke.busy}
+                      aria-label={t('settings.apiKeys.revokeNamed', { name: key.name })}
+                      onClick={() => void revokeKey(key)}
+                    >
+                      {t('settings.apiKeys.revoke')}
+                    </button>
+                  </div>
                 </td>
               </tr>
             ))}
