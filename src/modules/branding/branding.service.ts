@@ -285,8 +285,11 @@ export function createBrandingService(deps: {
       }
     },
 
-    /** The account a request's Host belongs to, when the host is someone's verified custom domain. */
-    accountForDomain: (host: string) => accountIdForDomain(db, host.toLowerCase()),
+    /**
+     * The account a request's Host belongs to, when the host is someone's verified custom domain;
+     * a fully qualified name's trailing dot names the same host.
+     */
+    accountForDomain: (host: string) => accountIdForDomain(db, host.toLowerCase().replace(/\.$/, '')),
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
     async viewerBase(accountId: number, executor: Executor = db): Promise<string> {

@@ -74,6 +74,11 @@ test('a claimed domain is pending and routes nothing until its TXT record is ver
 
   assert.equal(await statusOnHost(app.url, 'docs.alice.example', `/v/${alicesLink}`), 200);
   assert.equal(await statusOnHost(app.url, 'docs.alice.example', `/v/${bobsLink}`), 404, "now only Alice's links exist there");
+  // The same host in capitals, or fully qualified with its trailing dot, is the same domain.
+  for (const spelling of ['DOCS.ALICE.EXAMPLE', 'docs.alice.example.', 'docs.alice.example:443']) {
+    assert.equal(await statusOnHost(app.url, spelling, `/v/${bobsLink}`), 404, `${spelling} is Alice's domain too`);
+    assert.equal(await statusOnHost(app.url, spelling, `/v/${alicesLink}`), 200);
+  }
   assert.equal(await viewerUrlOf(alice.http, alicesLink), `https://docs.alice.example/v/${alicesLink}`);
   assert.equal(await tlsAsk(app.url, 'docs.alice.example'), 200);
   assert.equal((await alice.http.post('/api/branding/domain/verify')).status, 200, 'verifying again changes nothing');
