@@ -42,14 +42,24 @@ import { registerDashboardAssets } from './dashboard/app-shell.js';
 import { ownerPagesRoutes } from './dashboard/owner-pages.routes.js';
 import { viewerRoutes } from './viewer/viewer.routes.js';
 import { portalRoutes } from './viewer/portal.routes.js';
+import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
+
+/**
+ * `TRUST_PROXY` as Fastify takes it. A number of proxies trusts that many hops from our socket
+ * (Fastify itself refuses plain hop counts, since it cannot tell whether a proxy is really there;
+ * the operator who sets it says there is).
+ */
+function proxiesTrusted(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
 
 /** The whole HTTP application over a runtime. Nothing listens until the caller says so. */
 export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   const { config, services } = runtime;
   const app = Fastify({
     loggerInstance: runtime.log,
-    trustProxy: config.trustProxy,
+    trustProxy: proxiesTrusted(config.trustProxy),
     // While it stops, a request that still arrives on an open connection is served, not refused.
     return503OnClosing: false,
     frameworkErrors,

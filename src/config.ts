@@ -30,7 +30,8 @@ export interface Config {
   stripeApiBase: URL | undefined;
   platformFeePercent: number;
   logLevel: LogLevel;
-  trustProxy: boolean | string[];
+  /** false, the number of proxies in front (the client is the address the farthest one saw), or the proxies' addresses */
+  trustProxy: false | number | string[];
   rateLimitPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
@@ -152,13 +153,19 @@ function masterKey(env: Env): Buffer | undefined {
   return key;
 }
 
+/**
+ * Whom to believe about the client's address. Never "every proxy": X-Forwarded-For's first
+ * entries are whatever the client wrote, so the address is read from the right, skipping only
+ * the proxies counted (a number of hops) or named (their addresses).
+ */
 function trustProxy(env: Env): Config['trustProxy'] {
   const raw = env.TRUST_PROXY;
   if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
+  if (raw === 'true') return 1;
+  if (/^[1-9]$/.test(raw)) return Number(raw);
   const addresses = raw.split(',').map((part) => part.trim());
   if (addresses.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return addresses;
-  throw new ConfigError('TRUST_PROXY must be 0, 1, or a comma-separated list of proxy addresses (CIDR allowed)');
+  throw new ConfigError('TRUST_PROXY must be 0, the number of proxies in front (1-9), or a comma-separated list of proxy addresses (CIDR allowed)');
 }
 
 function dnsServers(env: Env): string[] {

@@ -213,6 +213,37 @@ test('password gate: wrong then right; 10 wrong tries per IP and link in 10 minu
   assert.ok(Number(limited.headers.get('retry-after')) > 0);
 });
 
+test('behind one proxy (TRUST_PROXY=1) the client is the address the proxy added: entries the client wrote itself change nothing', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  // The client writes its own X-Forwarded-For; the proxy appends the address it saw.
+  const forging = (i: number) => new VisitorClient(app.url, { 'x-forwarded-for': `198.51.100.${i + 1}, 203.0.113.50` });
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) statuses.push((await forging(i).post(`/v/${id}/password`, { password: `guess${i}` })).status);
+  assert.deepEqual(statuses, [...Array<number>(10).fill(422), 429], 'one client, however it names itself');
+
+  const approval = await createLink(http, 'board pack', 'b.txt', { requiresApproval: '1' });
+  await forging(0).post(`/v/${approval}/access`, { email: 'x@example.com' });
+  const [request] = (await http.get(`/api/links/${approval}/requests`)).body.requests;
+  assert.equal(request.visitorIp, '203.0.113.50', 'the owner sees the address the proxy saw');
+});
+
+test('password gate: all clients together get 100 wrong tries per link and hour', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const other = await createLink(http, 'secret too', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const from = (i: number) => new VisitorClient(app.url, { 'x-forwarded-for': `203.0.${Math.floor(i / 250)}.${(i % 250) + 1}` });
+  let wrong = 0;
+  for (let i = 0; i < 100; i++) if ((await from(i).post(`/v/${id}/password`, { password: `guess${i}` })).status === 422) wrong++;
+  assert.equal(wrong, 100, 'each address tried once');
+  const refused = await from(100).post(`/v/${id}/password`, { password: 'correct horse' });
+  assert.equal(refused.status, 429, 'the 101st try on the link waits, even with the right password');
+  assert.match(refused.text, /this document/);
+  assert.equal((await from(100).post(`/v/${other}/password`, { password: 'correct horse' })).status, 303, 'other links are not affected');
+});
+
 test('approval gate and the owner API: request, list, approve or deny, pending count', async (t) => {
   const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
   const owner = await app.createAccount('professional');

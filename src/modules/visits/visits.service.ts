@@ -20,8 +20,9 @@ import type { Visitor, VisitorSession } from './visitor.js';
 
 /** How long a visit may take to pass its gates (waiting for approval included). */
 const GATE_WINDOW_MS = 7 * 86_400_000;
-const PASSWORD_TRIES = 10;
-const PASSWORD_WINDOW_MS = 10 * 60_000;
+/** Wrong passwords a client may try on one link in 10 minutes, and all clients together in an hour. */
+export const PASSWORD_TRIES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
+export const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
 
@@ -428,13 +429,23 @@ export function createVisitsService(deps: {
 
     async checkPassword(linkId: string, visitor: Visitor, password: string): Promise<string> {
       const { link, roomVisit } = await atStep(linkId, visitor, ['password']);
-      // Every try takes a place in the window before the (slow) check, so parallel guesses cannot
-      // overtake the limit; a right password gives its place back: only wrong tries count.
-      const throttleKey = `pw:${link.id}:${visitor.ip}`;
-      const { count, resetAt } = await counter.hit(throttleKey, PASSWORD_WINDOW_MS);
-      if (count > PASSWORD_TRIES) throw tooManyRequests((resetAt - clock()) / 1000, 'Too many wrong passwords; try again in a few minutes');
+      // Every try takes a place in both windows before the (slow) check, so parallel guesses cannot
+      // overtake the limits; a right password gives its places back: only wrong tries count. The
+      // link's own window bounds guessing from many addresses (a botnet, an IPv6 network).
+      const windows = [
+        { key: `pw:${link.id}:${visitor.ip}`, ...PASSWORD_TRIES_PER_CLIENT, message: 'Too many wrong passwords; try again in a few minutes' },
+        {
+          key: `pw-link:${link.id}`,
+          ...PASSWORD_TRIES_PER_LINK,
+          message: 'Too many wrong passwords have been tried on this document; try again later',
+        },
+      ];
+      for (const window of windows) {
+        const { count, resetAt } = await counter.hit(window.key, window.windowMs);
+        if (count > window.limit) throw tooManyRequests((resetAt - clock()) / 1000, window.message);
+      }
       if (!(await verifyPassword(password, link.password_hash!))) throw unprocessable('That password is not right');
-      await counter.release(throttleKey);
+      await Promise.all(windows.map((window) => counter.release(window.key)));
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       await updateVisit(db, visit.id, { password_passed: 1 });
       return token;
