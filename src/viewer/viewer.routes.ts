@@ -41,6 +41,11 @@ const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: str
   // Neutral on purpose: it does not say that a list refused the address.
   blocked: { status: 403, heading: 'Access denied', text: 'You do not have access to this document.' },
   'view-limit': { status: 410, heading: 'View limit reached', text: 'This link has been opened as many times as its sender allowed.' },
+  'agreement-unavailable': {
+    status: 403,
+    heading: 'This document cannot be opened right now',
+    text: 'It asks you to accept an agreement whose text is no longer available. Ask the sender to fix the link.',
+  },
 };
 
 /** /v/{id}/… is a link on its own; /v/{id}/d/{childId}/… is one of data room {id}'s links, opened inside the room. */

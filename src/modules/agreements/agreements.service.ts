@@ -141,13 +141,17 @@ export function createAgreementsService(deps: {
       });
     },
 
-    /** What the visitor of a link naming agreement `id` is asked to accept; undefined when it is gone. */
-    async forVisitor(id: number): Promise<AgreementForVisitor | undefined> {
+    /**
+     * What the visitor of a link naming agreement `id` is asked to accept; undefined when the
+     * agreement is gone, `text-missing` when it stands but its PDF was deleted: nothing can be
+     * accepted, so the gate stays shut.
+     */
+    async forVisitor(id: number): Promise<AgreementForVisitor | 'text-missing' | undefined> {
       const row = await findAgreementById(db, id);
       if (!row) return undefined;
       if (row.body !== null) return { id, name: row.name, html: markdown().render(row.body), pdfLinkId: null, textSha256: sha256Hex(row.body) };
       const pdf = row.pdf_link_id === null ? undefined : await links.findForVisitor(row.pdf_link_id);
-      if (!pdf?.sha256) return undefined;
+      if (!pdf?.sha256) return 'text-missing';
       return { id, name: row.name, html: null, pdfLinkId: pdf.id, textSha256: pdf.sha256 };
     },
 

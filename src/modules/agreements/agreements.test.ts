@@ -94,8 +94,18 @@ test('agreements: a PDF one is read in the gate; content and ownership are check
   assert.equal((await visitor.get(`/v/${id}`)).status, 200);
   assert.equal((await visitor.get(`/v/${id}/agreement.pdf`)).status, 404, 'only while being asked');
 
+  // Deleting the agreement's PDF leaves an agreement no one can read: its links let no one past.
+  const later = await createLink(http, 'deck', 'deck.txt', { agreementId: String(pdfAgreement.body.id) });
+  assert.equal((await http.delete(`/api/links/${pdfLink}`)).status, 200);
+  const shut = await new VisitorClient(app.url).get(`/v/${later}`);
+  assert.equal(shut.status, 403);
+  assert.match(shut.text, /agreement whose text is no longer available/);
+  assert.doesNotMatch(shut.text, /class="document"/);
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200, 'a visitor who accepted it before goes on');
+
   // Deleting the agreement: links stop asking for it.
   assert.equal((await http.delete(`/api/agreements/${pdfAgreement.body.id}`)).status, 200);
+  assert.match((await new VisitorClient(app.url).get(`/v/${later}`)).text, /class="document"/);
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.agreementId, null);
 });
 

@@ -51,6 +51,8 @@ export type GateState =
   | { step: 'password' }
   /** the link's agreement, to accept with a name (and an e-mail unless one is known) */
   | { step: 'agreement'; agreement: AgreementForVisitor; email?: string }
+  /** the link's agreement stands but its PDF was deleted: nothing to accept, no way past */
+  | { step: 'agreement-unavailable' }
   | { step: 'approval-email' }
   | { step: 'approval-pending'; email: string }
   | { step: 'approval-denied' }
@@ -188,8 +190,9 @@ export function createVisitsService(deps: {
     }
     if (link.password_hash !== null && visit?.password_passed !== 1) return { step: 'password' };
     if (link.agreement_id !== null && visit?.agreement_accepted !== 1) {
-      // An agreement deleted meanwhile asks for nothing.
+      // An agreement deleted meanwhile asks for nothing; one whose PDF was deleted lets no one past.
       const agreement = await agreements.forVisitor(link.agreement_id);
+      if (agreement === 'text-missing') return { step: 'agreement-unavailable' };
       if (agreement) return { step: 'agreement', agreement, ...(knownEmail && { email: knownEmail }) };
     }
     if (link.requires_approval === 1) {
