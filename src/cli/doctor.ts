@@ -6,6 +6,7 @@ import { buffer } from 'node:stream/consumers';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { CONVERSION_OFF, findSoffice, isExecutableFile } from '../infra/convert/locate-soffice.js';
+import { probeNetworkIsolation } from '../infra/convert/offline-office.js';
 import { unwrapFileKey } from '../infra/crypto/envelope.js';
 import { findMasterKey, MASTER_KEY_FILE } from '../infra/crypto/master-key.js';
 import { SEGMENT_SIZE } from '../infra/crypto/segmented-aead.js';
@@ -155,13 +156,21 @@ async function checkRedis(config: Config): Promise<[Status, string]> {
 }
 
 /** LibreOffice turns Office documents into PDF; without it they are offered as downloads only. */
-function checkConverter(config: Config, env: Record<string, string | undefined>): [Status, string] {
+async function checkConverter(config: Config, env: Record<string, string | undefined>): Promise<[Status, string]> {
   if (config.sofficePath === CONVERSION_OFF)
     return ['ok', 'Office conversion is turned off (SOFFICE_PATH=none): Office documents are offered as downloads only'];
   const found = findSoffice(config.sofficePath, env.PATH);
   if (config.sofficePath && !isExecutableFile(config.sofficePath)) return ['FAIL', `SOFFICE_PATH ${config.sofficePath} is not an executable file`];
-  if (found) return ['ok', `LibreOffice at ${found}`];
-  return ['warn', 'LibreOffice (soffice) is not installed: Office documents cannot be converted (apt-get install libreoffice-writer-nogui …)'];
+  if (!found)
+    return ['warn', 'LibreOffice (soffice) is not installed: Office documents cannot be converted (apt-get install libreoffice-writer-nogui …)'];
+  const isolation = await probeNetworkIsolation({ PATH: env.PATH });
+  if (isolation.kind === 'none') {
+    return [
+      'warn',
+      `LibreOffice at ${found}; no network namespace can be made here (unshare refused), so only its offline profile keeps it from fetching what documents link to`,
+    ];
+  }
+  return ['ok', `LibreOffice at ${found}, run without a network (${isolation.kind === 'user-namespace' ? 'unshare --user --net' : 'unshare --net'})`];
 }
 
 /** Runs every check, each on its own (one failing does not hide the others), and answers them in order. */

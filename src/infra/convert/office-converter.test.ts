@@ -1,16 +1,23 @@
 import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
+import sharp from 'sharp';
 import { pdfPageTexts } from '../../../test/helpers/pdf.js';
+import { writeOfflineProfile } from './offline-office.js';
 import { ConversionError, createOfficeConverter, isConvertible, type OfficeConverterOptions } from './office-converter.js';
 
 const SOFFICE = process.env.SOFFICE_PATH ?? '/usr/bin/soffice';
+const execFileAsync = promisify(execFile);
 const FIXTURES = path.join(import.meta.dirname, '../../../test/fixtures/documents');
 // Only the tests that run LibreOffice are skipped without it; the others need no binary.
 const needsSoffice = { skip: existsSync(SOFFICE) ? false : `LibreOffice is not installed at ${SOFFICE} (set SOFFICE_PATH to run these tests)` };
@@ -70,10 +77,10 @@ async function waitForGroupGone(pgid: number, ms = 5000): Promise<number[]> {
   return members;
 }
 
-/** Where LibreOffice puts the single-instance socket of the job in `jobDir` (see sal/osl pipe naming). */
-function ipcSocketOf(jobDir: string): string {
+/** Where LibreOffice, running as `uid`, puts the single-instance socket of the job in `jobDir` (see sal/osl pipe naming). */
+function ipcSocketOf(jobDir: string, uid: number): string {
   const hash = [...createHash('md5').update(`file://${jobDir}/profile`, 'utf16le').digest()].map((byte) => byte.toString(16)).join('');
-  return `/tmp/OSL_PIPE_${process.getuid!()}_SingleOfficeIPC_${hash}`;
+  return `/tmp/OSL_PIPE_${uid}_SingleOfficeIPC_${hash}`;
 }
 
 async function pageCount(pdf: Buffer): Promise<number> {
@@ -171,9 +178,10 @@ test('an aborted conversion is killed the same way, and the IPC socket LibreOffi
   const controller = new AbortController();
   let socket = '';
   let socketSeen = false;
+  let uid = 0;
   const { converter, tempRoot, spawned } = await converterFor(t, {}, () => {
     // Abort once LibreOffice has made its single-instance socket: the kill leaves it behind.
-    socket = ipcSocketOf(path.join(tempRoot, readdirSync(tempRoot)[0]!));
+    socket = ipcSocketOf(path.join(tempRoot, readdirSync(tempRoot)[0]!), uid);
     const deadline = Date.now() + 20_000;
     const poll = setInterval(() => {
       socketSeen ||= existsSync(socket);
@@ -183,10 +191,82 @@ test('an aborted conversion is killed the same way, and the IPC socket LibreOffi
       }
     }, 20);
   });
+  uid = (await converter.isolation()).uid;
   const error = await rejection(converter.toPdf(await readFile(path.join(FIXTURES, 'notes.txt')), 'txt', { signal: controller.signal }));
   assert.equal(error.reason, 'timeout');
   assert.ok(socketSeen, 'LibreOffice made its socket where expected');
   assert.deepEqual(await waitForGroupGone(spawned[0]!.pid), []);
   assert.deepEqual(await readdir(tempRoot), []);
   assert.equal(existsSync(socket), false, 'the socket is removed');
+});
+
+/** A text document (flat ODF XML, which LibreOffice reads under an .odt name) whose image is only a link to `url`. */
+const linkedImageDocument = (url: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text">
+<office:body><office:text>
+<text:p>Quarterly report <draw:frame draw:name="chart" svg:width="12cm" svg:height="3cm"><draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>
+</office:text></office:body></office:document>`;
+
+/** An HTTP server on loopback (an "internal service") that answers every request with a PNG and counts them. */
+async function internalService(t: TestContext) {
+  const png = await sharp({ create: { width: 64, height: 16, channels: 3, background: '#c00' } })
+    .png()
+    .toBuffer();
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    response.setHeader('content-type', 'image/png');
+    response.end(png);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/internal/admin.png`, requests };
+}
+
+const imagesIn = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length;
+
+test('a document linking to an internal address converts without LibreOffice fetching it', needsSoffice, async (t) => {
+  const internal = await internalService(t);
+  const { converter } = await converterFor(t);
+  const pdf = await converter.toPdf(Buffer.from(linkedImageDocument(internal.url)), 'odt');
+  assert.equal(internal.requests.length, 0, `no request left LibreOffice: ${internal.requests.join(', ')}`);
+  assert.equal(imagesIn(pdf), 0, 'the linked image is not drawn');
+  assert.match((await pdfPageTexts(pdf))[0]!, /Quarterly report/);
+  const canIsolate = spawnSync('unshare', ['--user', '--map-root-user', '--net', '--', 'true']).status === 0;
+  if (canIsolate) assert.equal((await converter.isolation()).kind, 'user-namespace', 'and it ran without a network');
+});
+
+test('the offline profile alone keeps LibreOffice from fetching (where no network namespace can be made)', needsSoffice, async (t) => {
+  const internal = await internalService(t);
+  const job = await mkdtemp(path.join(os.tmpdir(), 'offline-profile-test-'));
+  t.after(() => rm(job, { recursive: true, force: true }));
+  await writeFile(path.join(job, 'document.odt'), linkedImageDocument(internal.url));
+  // Not spawnSync: the internal service answers from this process's event loop.
+  const convert = (profile: string) =>
+    execFileAsync(
+      SOFFICE,
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${job}/${profile}`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        path.join(job, profile),
+        'document.odt',
+      ],
+      { cwd: job, env: { PATH: process.env.PATH, HOME: job }, timeout: 60_000 },
+    );
+  await writeOfflineProfile(path.join(job, 'offline'));
+  await convert('offline');
+  assert.equal(internal.requests.length, 0, `fetched: ${internal.requests.join(', ')}`);
+  assert.equal(imagesIn(await readFile(path.join(job, 'offline', 'document.pdf'))), 0);
+  // The same document with a profile of LibreOffice's defaults does fetch it: the test can see a fetch.
+  await convert('defaults');
+  assert.ok(
+    internal.requests.some((request) => request.startsWith('GET /internal/admin.png')),
+    `fetched: ${internal.requests.join(', ')}`,
+  );
+  assert.equal(imagesIn(await readFile(path.join(job, 'defaults', 'document.pdf'))), 1);
 });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
+import { probeNetworkIsolation, writeOfflineProfile, type NetworkIsolation } from './offline-office.js';
 
 /** File extensions LibreOffice turns into a PDF here. */
 export const CONVERTIBLE_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -71,6 +72,8 @@ export class ConversionError extends Error {
 export interface OfficeConverter {
   /** Whether the soffice binary exists and is executable (cached after the first check). */
   available(): Promise<boolean>;
+  /** How LibreOffice is kept off the network on this machine (probed once). */
+  isolation(): Promise<NetworkIsolation>;
   /** The PDF bytes of `input` (the plain document, streamed into a private temp dir). `extension` without the dot. */
   toPdf(input: NodeJS.ReadableStream | Buffer, extension: string, options?: { signal?: AbortSignal }): Promise<Buffer>;
 }
@@ -92,8 +95,10 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   // Only this number is spliced into the shell line; the binary and its arguments go as "$0" "$@".
   const limitKib = options.memoryLimitMb * 1024;
   let availability: Promise<boolean> | undefined;
+  let probedIsolation: Promise<NetworkIsolation> | undefined;
 
   const available = () => (availability ??= isExecutableFile(sofficePath));
+  const isolation = () => (probedIsolation ??= probeNetworkIsolation(childEnvironment(os.tmpdir(), os.tmpdir())));
 
   async function toPdf(input: NodeJS.ReadableStream | Buffer, extension: string, { signal }: { signal?: AbortSignal } = {}): Promise<Buffer> {
     const ext = extension.toLowerCase();
@@ -103,10 +108,13 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
 
     // The real path: LibreOffice names its IPC socket after the profile URL with symlinks resolved.
     const jobDir = await realpath(await mkdtemp(path.join(path.resolve(options.tempRoot ?? os.tmpdir()), 'linkvault-convert-')));
-    const profileUrl = pathToFileURL(path.join(jobDir, 'profile')).href;
+    const profileDir = path.join(jobDir, 'profile');
+    const profileUrl = pathToFileURL(profileDir).href;
+    const offline = await isolation();
     try {
       await chmod(jobDir, 0o700);
       await Promise.all(['in', 'out', 'home', 'tmp'].map((folder) => mkdir(path.join(jobDir, folder), { mode: 0o700 })));
+      await writeOfflineProfile(profileDir);
       // The name on disk is ours, never the uploader's: LibreOffice sees only document.<ext>.
       const inputPath = path.join(jobDir, 'in', `document.${ext}`);
       try {
@@ -117,7 +125,9 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
         throw error; // the caller's stream failed: not the document's fault, so not a ConversionError
       }
 
+      const [command, ...prefix] = [...offline.prefix, sofficePath];
       const args = [
+        ...prefix,
         '--headless',
         '--norestore',
         '--nolockcheck',
@@ -130,7 +140,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
         path.join(jobDir, 'out'),
         inputPath,
       ];
-      const run = await runInOwnGroup({ command: sofficePath, args, limitKib, jobDir, timeoutMs, signal, onSpawn: options.onSpawn });
+      const run = await runInOwnGroup({ command: command!, args, limitKib, jobDir, timeoutMs, signal, onSpawn: options.onSpawn });
       const detail = run.output.replaceAll(jobDir, '<job>');
       if (run.outcome === 'timeout') throw new ConversionError('timeout', 'LibreOffice took too long to convert this file', detail);
       if (run.exitCode !== 0)
@@ -141,11 +151,16 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
       return pdf;
     } finally {
       await rm(jobDir, { recursive: true, force: true, maxRetries: 3 });
-      await removeIpcSocket(profileUrl);
+      await removeIpcSocket(profileUrl, offline.uid);
     }
   }
 
-  return { available, toPdf };
+  return { available, isolation, toPdf };
+}
+
+/** Nothing of the server's environment (its secrets) reaches LibreOffice; HOME and TMPDIR stay in the job. */
+function childEnvironment(home: string, tmp: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8' };
 }
 
 async function isExecutableFile(file: string): Promise<boolean> {
@@ -182,8 +197,7 @@ async function runInOwnGroup(job: {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: job.jobDir,
-    // Nothing of the server's environment (its secrets) reaches LibreOffice; HOME and TMPDIR stay in the job.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: path.join(job.jobDir, 'home'), TMPDIR: path.join(job.jobDir, 'tmp'), LANG: 'C.UTF-8' },
+    env: childEnvironment(path.join(job.jobDir, 'home'), path.join(job.jobDir, 'tmp')),
   });
   let tail = Buffer.alloc(0);
   const keepTail = (chunk: Buffer) => {
@@ -228,9 +242,9 @@ async function runInOwnGroup(job: {
  * after the MD5 of the profile URL in UTF-16, each byte in unpadded hex (oosplash's get_pipe_path).
  * It removes it on a normal exit; after a kill or a crash it would stay behind, one per job.
  */
-async function removeIpcSocket(profileUrl: string): Promise<void> {
+async function removeIpcSocket(profileUrl: string, uid: number): Promise<void> {
   const hash = [...createHash('md5').update(profileUrl, 'utf16le').digest()].map((byte) => byte.toString(16)).join('');
-  const name = `OSL_PIPE_${process.getuid?.() ?? 0}_SingleOfficeIPC_${hash}`;
+  const name = `OSL_PIPE_${uid}_SingleOfficeIPC_${hash}`;
   await Promise.all(['/tmp', '/var/tmp'].map((folder) => rm(path.join(folder, name), { force: true }).catch(() => undefined)));
 }
 
