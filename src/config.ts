@@ -61,6 +61,8 @@ export interface Config {
   convertTimeoutSeconds: number;
   /** A page still being drawn after this long fails its document (PDFium's thread is ended). */
   pageDrawTimeoutSeconds: number;
+  /** A document of more pages is not drawn (it ends failed) nor copied for a visitor (stamped or cut). */
+  maxDocumentPages: number;
   /** The address space LibreOffice may use (ulimit -v), in MiB. */
   convertMemoryMb: number;
   /** Documents one process converts or renders at once. */
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     convertTimeoutSeconds: integer(env, 'CONVERT_TIMEOUT_SECONDS', 120, 5, 3600),
     convertMemoryMb: integer(env, 'CONVERT_MEMORY_MB', 2048, 512, 65536),
     pageDrawTimeoutSeconds: integer(env, 'PAGE_DRAW_TIMEOUT_SECONDS', 30, 1, 3600),
+    maxDocumentPages: integer(env, 'MAX_DOCUMENT_PAGES', 2000, 1, 100_000),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 1, 1, 16),
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
     defaultPlan: oneOf(env, 'DEFAULT_PLAN', ['free', 'professional', 'business'] as const, 'business'),

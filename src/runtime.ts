@@ -171,6 +171,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     links,
     convertTimeoutMs: config.convertTimeoutSeconds * 1000,
     pageTimeoutMs: config.pageDrawTimeoutSeconds * 1000,
+    maxPages: config.maxDocumentPages,
     concurrency: config.jobConcurrency,
   });
   jobs.register(DOCUMENT_JOB, renditions.job);
@@ -266,7 +267,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     agreements,
     tallies: linkTallies,
   });
-  const documents = createDocumentsService({ db, reader, clock, visits, links, events });
+  const documents = createDocumentsService({ db, reader, clock, visits, links, events, maxPages: config.maxDocumentPages });
   const pages = createPagesService({ db, reader, visits, links, renditions });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });

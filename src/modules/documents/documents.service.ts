@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createConcurrencyLimit } from '../../core/concurrency.js';
-import { forbidden, notFound } from '../../core/errors.js';
+import { forbidden, notFound, unprocessable } from '../../core/errors.js';
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
@@ -11,6 +11,8 @@ import type { LinksService } from '../links/links.service.js';
 import type { Visitor, VisitorSession } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
 import { assertNotSoldOnly, isDownloadable, isWatermarked, presentationOf, stampFor } from './document-view.js';
+import * as repo from './documents.repo.js';
+import { tooManyPages } from './renditions.js';
 import { preparePdf, watermarkImage, type WatermarkStamp } from './watermark/index.js';
 
 /** The stored original, sent as it is (Range requests served from `open`). */
@@ -50,8 +52,16 @@ export function createDocumentsService(deps: {
   visits: Pick<VisitsService, 'requireSession' | 'inspect'>;
   links: Pick<LinksService, 'findForVisitor'>;
   events: EventRecorder;
+  /** A PDF of more pages is not copied for a visitor: pdf-lib holds every page of a copy in memory. */
+  maxPages: number;
 }) {
-  const { db, reader, clock, visits, links, events } = deps;
+  const { db, reader, clock, visits, links, events, maxPages } = deps;
+
+  /** Refuses a copy of a PDF longer than the limit, once its page count is known (its pages' job opened it). */
+  async function assertCopyable(file: LinkRow): Promise<void> {
+    const current = (await repo.findDocumentsOfLink(db, file.id)).find((document) => document.version === file.version);
+    if (current?.page_count != null && current.page_count > maxPages) throw unprocessable(tooManyPages(current.page_count, maxPages));
+  }
   const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);
 
   /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
@@ -88,6 +98,7 @@ export function createDocumentsService(deps: {
         open: (range?: ByteRange) => reader.open(stored, range),
       };
     }
+    if (copyKind === 'pdf') await assertCopyable(file);
     const prepared = await prepare(stored, file, copyKind, watermark ? stampFor(session, clock()) : undefined);
     return {
       kind: 'bytes',

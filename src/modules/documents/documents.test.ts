@@ -80,6 +80,7 @@ function serviceFor(file: LinkRow, bytes: Buffer, inRoom?: LinkRow) {
     events: { record: () => Promise.reject(new Error('no events in these tests')) },
     links: { findForVisitor: () => Promise.resolve(undefined) },
     clock: () => NOW,
+    maxPages: 2000,
     reader: {
       async open(_stored, range) {
         opened.push(range);

@@ -206,6 +206,33 @@ test('a page that takes too long to draw ends its document failed with the page 
   assert.deepEqual(await documentOf(http, fine), { status: 'ready', pages: 2, rendered: 2, error: null }, 'the next document is drawn');
 });
 
+test('a PDF longer than MAX_DOCUMENT_PAGES ends failed before a page is drawn, is not stamped for download, and the link still answers', async (t) => {
+  const app = await startApp(t, { env: { MAX_DOCUMENT_PAGES: '4' } });
+  const { http } = await app.createAccount('professional');
+  const long = await createLink(http, await makePdf(5), 'Long.pdf', { hasWatermark: '1', allowDownload: '1' });
+  assert.deepEqual(await documentOf(http, long), {
+    status: 'failed',
+    pages: 5,
+    rendered: 0,
+    error: 'This document has 5 pages; this server shows documents of at most 4 pages (MAX_DOCUMENT_PAGES)',
+  });
+  const { visitor, manifest } = await viewing(app, long);
+  const shown = await manifest();
+  assert.equal(shown.status, 'failed');
+  assert.deepEqual(shown.pages, [], 'no page is drawn for a visitor either');
+  const download = await visitor.get(`/v/${long}/download`);
+  assert.equal(download.status, 422, 'a stamped copy would hold every page in memory');
+  assert.match(download.text, /at most 4 pages/);
+  assert.notEqual(download.headers.get('content-type'), 'application/pdf');
+
+  const short = await createLink(http, await makePdf(4), 'Short.pdf', { hasWatermark: '1', allowDownload: '1' });
+  assert.deepEqual(await documentOf(http, short), { status: 'ready', pages: 4, rendered: 4, error: null });
+  const { visitor: reader } = await viewing(app, short);
+  const stamped = await reader.get(`/v/${short}/download`);
+  assert.equal(stamped.status, 200);
+  assert.equal(stamped.headers.get('content-type'), 'application/pdf');
+});
+
 test(
   'Office files made by other producers convert to the right pages, their text in the pages',
   { skip: !WITH_LIBREOFFICE && 'LibreOffice is not installed' },

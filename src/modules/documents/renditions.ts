@@ -7,6 +7,7 @@
  * early when another document is waiting (a new upload is not kept behind a long one) and when
  * the server stops (a restart does not wait for the slice).
  */
+import { createConcurrencyLimit } from '../../core/concurrency.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
@@ -41,7 +42,13 @@ const TURN_MS = 5_000;
  * busy and nearly halves a document's time on two cores. PDFium still draws one page at a time.
  */
 const PAGES_AT_ONCE = 2;
+/** Pages drawn ahead for visitors at once, in all; the others wait their turn. */
+const DRAWN_AHEAD_AT_ONCE = 2;
 const BLOB_PREFIX = 'documents/';
+
+/** Why a document of `pages` pages is not shown as pages, nor copied for a visitor. */
+export const tooManyPages = (pages: number, maxPages: number) =>
+  `This document has ${pages} pages; this server shows documents of at most ${maxPages} pages (MAX_DOCUMENT_PAGES)`;
 
 /** Whether a file is shown as pages: a PDF, or what LibreOffice turns into one. */
 export function isPaged(file: Pick<LinkRow, 'mime' | 'name' | 'kind'>): boolean {
@@ -84,9 +91,13 @@ export function createRenditions(deps: {
   convertTimeoutMs: number;
   /** A page still being drawn after this long fails its document. */
   pageTimeoutMs: number;
+  /** A document of more pages ends failed before any is drawn. */
+  maxPages: number;
   concurrency: number;
 }) {
-  const { db, clock, intake, reader, blobs, converter, jobs, links } = deps;
+  const { db, clock, intake, reader, blobs, converter, jobs, links, maxPages } = deps;
+  // Each page drawn ahead opens its own copy of the document (decrypted, then in PDFium's memory).
+  const drawingAheadAtOnce = createConcurrencyLimit(DRAWN_AHEAD_AT_ONCE);
   const blobBase = (document: repo.DocumentRow) => `${BLOB_PREFIX}${document.link_id}/v${document.version}-${document.id}/`;
 
   async function deleteBlobs(keys: readonly string[]): Promise<void> {
@@ -244,6 +255,10 @@ export function createRenditions(deps: {
     }
     try {
       if (document.page_count !== pdf.pageCount) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
+      if (pdf.pageCount > maxPages) {
+        await fail(document, tooManyPages(pdf.pageCount, maxPages));
+        return false;
+      }
       const rendered = await repo.renderedPageNumbers(db, document.id);
       const missing = Array.from({ length: pdf.pageCount }, (_, index) => index + 1).filter((number) => !rendered.has(number));
       if (await renderPages(document, pdf, missing, job)) {
@@ -293,7 +308,8 @@ export function createRenditions(deps: {
     const pdf = await open(document, link).catch(() => undefined);
     if (!pdf) return;
     try {
-      if (number > pdf.pageCount) return;
+      // Past the limit the job fails the document.
+      if (number > pdf.pageCount || pdf.pageCount > maxPages) return;
       if (document.page_count === null) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
       await renderPage(document, pdf, number);
     } catch (error) {
@@ -332,7 +348,7 @@ export function createRenditions(deps: {
       const key = `${documentId}:${number}`;
       let drawing = drawingAhead.get(key);
       if (!drawing) {
-        drawing = drawAhead(documentId, number).finally(() => drawingAhead.delete(key));
+        drawing = drawingAheadAtOnce(() => drawAhead(documentId, number)).finally(() => drawingAhead.delete(key));
         drawingAhead.set(key, drawing);
       }
       return drawing;
