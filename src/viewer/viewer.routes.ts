@@ -29,7 +29,7 @@ interface ViewerDeps {
   accountForHost: (host: string) => Promise<number | undefined>;
   purchases: Pick<CheckoutService, 'checkoutOnPage'>;
   /** The preview picture of a live link, for unfurling apps. */
-  previewImageOf: (linkId: string) => Promise<Readable>;
+  previewImageOf: (linkId: string, roomId?: string) => Promise<Readable>;
   publicUrl: string;
   clock: () => number;
 }
@@ -102,8 +102,10 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   addVisitorPageHeaders(app);
 
+  // Inside a room, `childId` is the name the room gives the link (`roomChildName`); the path
+  // stays as asked, since the visit's cookie is scoped to it.
   const placeOf = ({ id, childId }: { id: string; childId?: string }): Place =>
-    childId ? { linkId: childId, roomId: id, base: viewerPathOf(childId, id) } : { linkId: id, base: viewerPathOf(id) };
+    childId ? { linkId: childId, roomId: id, base: `/v/${id}/d/${childId}` } : { linkId: id, base: viewerPathOf(id) };
   /**
    * A page's image or thumbnail as pages.json and the page's preload name it: of a version (a
    * replacement gets new URLs), and of the view a watermarked visit's images are stamped for.
@@ -331,7 +333,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   /** The preview picture unfurling apps fetch: public, as the owner chose to show it beside the link. */
   for (const url of onLinkAndInRoom('/preview.png')) {
     app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
-      const image = await previewImageOf(request.params.childId ?? request.params.id);
+      const { id, childId } = request.params;
+      const image = await (childId ? previewImageOf(childId, id) : previewImageOf(id));
       return reply.type('image/png').header('cache-control', 'public, max-age=300').header('content-disposition', 'inline').send(image);
     });
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+import sharp from 'sharp';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLink } from '../helpers/files.js';
 import type { HttpClient } from '../helpers/http.js';
@@ -229,4 +230,44 @@ test("a link that is not one of the room's is not found inside it", async (t: Te
 
   assert.equal((await owner.delete(`/api/links/${member}`)).status, 200);
   assert.equal((await visitor.get(`/v/${room}/d/${member}`)).status, 404, 'a deleted child leaves the room');
+});
+
+test("a room names its links by names of its own: a visitor of the room never learns a link's id, which would open it past the room's gates", async (t: TestContext) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const deck = await createLink(owner, await makePdf(2), 'Deck.pdf');
+  const guarded = await owner.post('/api/links/room', { name: 'Guarded room', children_ids: [deck] });
+  const room = guarded.body.id as string;
+  assert.equal((await owner.patch(`/api/links/${room}`, { password: 'room secret', hasWatermark: true })).status, 200);
+
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${room}/password`, { password: 'room secret' })).status, 303);
+  const roomPage = (await visitor.get(`/v/${room}`)).text;
+  const named = new RegExp(`href="(/v/${room}/d/([0-9a-f]{32}))"`).exec(roomEntry(roomPage, 'Deck.pdf'));
+  assert.ok(named, 'the entry links to the name the room gives the deck');
+  const [, child, name] = named;
+  const childPage = await visitor.get(child!);
+  assert.equal(childPage.status, 200);
+  await waitFor(
+    async () => (await owner.get(`/api/links/${deck}`)).body.document.status,
+    (status) => status === 'ready',
+    60_000,
+  );
+  const manifest = await visitor.get(`${child}/pages.json`);
+  assert.equal(manifest.status, 200);
+  for (const shown of [roomPage, childPage.text, manifest.text]) assert.ok(!shown.includes(deck), "no page of the room shows the link's id");
+
+  // The name opens the deck only inside the room, with the room's session.
+  assert.equal((await new VisitorClient(app.url).get(`/v/${name}`)).status, 404, 'the name is not a link of its own');
+  assert.equal((await new VisitorClient(app.url).get(child!)).headers.get('location'), `/v/${room}`, 'the room first');
+  // The picture unfurling apps show beside the link is found by the name too.
+  const picture = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#1d4ed8' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(picture)], { type: 'image/png' }), 'picture');
+  assert.equal((await owner.put(`/api/links/${deck}/preview-image`, form)).status, 200);
+  const preview = await fetch(`${app.url}${child}/preview.png`);
+  assert.equal(preview.status, 200);
+  assert.equal(preview.headers.get('content-type'), 'image/png');
 });

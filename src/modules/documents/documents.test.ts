@@ -6,6 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
+import { roomChildName } from '../links/links.service.js';
 import type { VisitorSession } from '../visits/visitor.js';
 import { assertNotSoldOnly, documentView, isWatermarked, presentationOf, purchaseOffer, stampFor } from './document-view.js';
 import { createDocumentsService, type DocumentContent } from './documents.service.js';
@@ -162,7 +163,7 @@ test('purchase offer: price label, checkout on the page it is read on, the downl
   assert.equal(purchaseOffer(file, '/v/x', session, '"><script>')?.downloadPath, null, 'only a checkout session id makes a download link');
 
   const inRoom = documentView(file, room({ booking_url: 'https://cal.example.com/ana' }), session);
-  assert.equal(inRoom.purchase?.checkoutPath, `/v/room0000000000000001/d/${file.id}/checkout`);
+  assert.equal(inRoom.purchase?.checkoutPath, `/v/room0000000000000001/d/${roomChildName('room0000000000000001', file.id)}/checkout`);
   assert.deepEqual(inRoom.room, { id: 'room0000000000000001', name: 'Deal room' });
   assert.equal(inRoom.bookingUrl, 'https://cal.example.com/ana', "a file without a booking link offers its room's");
   assert.equal(

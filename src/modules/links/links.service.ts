@@ -4,7 +4,7 @@ import type { LinkRow, NewLink } from '../../db/types.js';
 import { badRequest, gone, notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
-import { randomBase62 } from '../../infra/crypto/tokens.js';
+import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { StoredFile } from '../files/file-intake.js';
@@ -51,8 +51,17 @@ const PURGE_BATCH = 100;
 export const isExpired = (link: Pick<LinkRow, 'expires_at'>, now: number) => link.expires_at <= now;
 /** Whether a room's or a portal's list shows the link to visitors: switched on and not expired. */
 export const isListedForVisitors = (link: Pick<LinkRow, 'is_active' | 'expires_at'>, now: number) => link.is_active === 1 && !isExpired(link, now);
+/**
+ * The name a data room's pages give one of its links. Never the link's own id: that opens the
+ * link on its own, past the room's gates (password, agreement, watermark…), so a room visitor
+ * must not learn it. A hash, since the room's id is no secret to them.
+ */
+export const roomChildName = (roomId: string, linkId: string) => sha256Hex(`room child\n${roomId}\n${linkId}`).slice(0, 32);
+/** Whether `name` in a room's path names this link of it (its room name, or its id in URLs made before the names). */
+export const namesRoomChild = (roomId: string, child: Pick<LinkRow, 'id'>, name: string) =>
+  child.id === name || roomChildName(roomId, child.id) === name;
 /** The viewer page of a link: on its own, or opened inside data room `roomId`. */
-export const viewerPathOf = (linkId: string, roomId?: string) => (roomId ? `/v/${roomId}/d/${linkId}` : `/v/${linkId}`);
+export const viewerPathOf = (linkId: string, roomId?: string) => (roomId ? `/v/${roomId}/d/${roomChildName(roomId, linkId)}` : `/v/${linkId}`);
 export const blobPrefixOf = (linkId: string) => `links/${linkId}/`;
 /** Random suffix: two replacements racing for the same version never write the same blob. */
 export const blobKeyOf = (linkId: string, version: number) => `${blobPrefixOf(linkId)}v${version}-${randomBase62(8)}`;
@@ -521,8 +530,11 @@ export function createLinksService(deps: {
     },
 
     /** The preview picture of a live, active link, for the apps that unfurl it (public: the owner chose to show it). */
-    async previewImageOf(id: string) {
-      const link = await repo.findLinkById(db, id);
+    /** The preview picture of link `id`, or of the link a room names `id` when `roomId` is given. */
+    async previewImageOf(id: string, roomId?: string) {
+      const link = roomId
+        ? (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, id))
+        : await repo.findLinkById(db, id);
       if (!link?.preview_image_key || !isListedForVisitors(link, clock())) throw notFound('Preview image');
       return blobs.get(link.preview_image_key);
     },

@@ -12,7 +12,7 @@ import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
-import { isExpired, isListedForVisitors, type LinksService } from '../links/links.service.js';
+import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
 import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
 import type { ViewTallies } from './view-tallies.js';
@@ -266,7 +266,7 @@ export function createVisitsService(deps: {
     }
     const room = await roomSessionOf(visitor.room, visitor);
     if (!room) return { link: undefined, state: { step: 'outside-room' } };
-    const link = (await links.roomChildren(room.link.id)).find((child) => child.id === linkId);
+    const link = (await links.roomChildren(room.link.id)).find((child) => namesRoomChild(room.link.id, child, linkId));
     const visit = link && (await visitOf(link, visitor));
     return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
   }
