@@ -2,9 +2,11 @@
  * Cutting a PDF to its first pages so that what is cut is really gone. pdf-lib's
  * removePage only unlinks a page from the page tree; `save` still writes every object it
  * parsed, so the later pages' content would ship inside the "preview". Hence the sweep:
- * keep what is reachable from the trailer, never through a removed page or annotation.
+ * keep what is reachable from the trailer, never through a removed page or annotation, once
+ * each kept page holds only the resources it draws (`page-resources.ts`).
  */
 import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject } from 'pdf-lib';
+import { keepOnlyUsedResources } from './page-resources.js';
 
 /**
  * What a preview's catalog keeps: what renders the kept pages. The rest describes or
@@ -40,6 +42,7 @@ export function cutToFirstPages(doc: PDFDocument, keep: number): void {
   for (let index = pages.length - 1; index >= keep; index--) doc.removePage(index);
   for (const key of doc.catalog.keys()) if (!KEPT_CATALOG_ENTRIES.has(key)) doc.catalog.delete(key);
   for (const page of pages.slice(0, keep)) page.node.delete(PIECE_INFO);
+  keepOnlyUsedResources(pages.slice(0, keep));
   dropUnreachableObjects(doc, severed);
 }
 

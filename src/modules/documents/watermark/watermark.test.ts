@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PDFDocument, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream, degrees } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream, degrees, type PDFRef } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import {
@@ -134,6 +134,77 @@ test('previewPages without a stamp; a preview as long as the document keeps the 
     assert.equal(untouched.bytes, original, `previewPages ${previewPages} passes the original through`);
   }
   await assert.rejects(preparePdf(original, { previewPages: 0 }), RangeError);
+});
+
+/**
+ * Pages that draw shared forms from one /Resources on the page tree, as some producers write
+ * them: page n draws form Pn (text "CONFIDENTIAL PAGE n"), which draws image Imn, from the
+ * page tree's dictionary; page 1 also fills a tiling pattern of its own resources.
+ */
+async function makeSharedResourcesPdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const { context } = doc;
+  const image = (n: number) =>
+    context.register(
+      context.flateStream(`IMAGE-BYTES-OF-PAGE-${n}`.padEnd(30, '.').slice(0, 27), {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: 3,
+        Height: 3,
+        ColorSpace: 'DeviceRGB',
+        BitsPerComponent: 8,
+      }),
+    );
+  const xObjects: Record<string, PDFRef> = {};
+  for (let n = 1; n <= pages; n++) {
+    xObjects[`Im${n}`] = image(n);
+    xObjects[`P${n}`] = context.register(
+      context.flateStream(`q 30 0 0 30 50 600 cm /Im${n} Do Q BT /F1 24 Tf 50 500 Td (CONFIDENTIAL PAGE ${n}) Tj ET`, {
+        Type: 'XObject',
+        Subtype: 'Form',
+        BBox: [0, 0, 595, 842],
+      }),
+    );
+  }
+  const tile = context.register(
+    context.flateStream('BT /F1 6 Tf (TILE) Tj ET', {
+      PatternType: 1,
+      PaintType: 1,
+      TilingType: 1,
+      BBox: [0, 0, 20, 20],
+      XStep: 20,
+      YStep: 20,
+      Resources: { Font: { F1: font.ref }, XObject: xObjects },
+    }),
+  );
+  doc.catalog.Pages().set(PDFName.of('Resources'), context.obj({ Font: { F1: font.ref }, XObject: xObjects, Pattern: { T1: tile } }));
+  for (let n = 1; n <= pages; n++) {
+    const page = doc.addPage([595, 842]);
+    page.node.delete(PDFName.of('Resources'));
+    const drawing = n === 1 ? `/P1 Do /Pattern cs /T1 scn 0 0 100 100 re f` : `/P${n} Do`;
+    page.node.set(PDFName.of('Contents'), context.register(context.flateStream(drawing)));
+  }
+  return doc.save();
+}
+
+test("previewPages: pages sharing one resource dictionary keep only what the kept pages draw, not the cut pages' forms and images", async () => {
+  const original = await makeSharedResourcesPdf(3);
+  const before = await everythingInFile(original);
+  for (const cut of ['PAGE 2', 'PAGE 3']) assert.ok(before.includes(`CONFIDENTIAL ${cut}`), `the search can see ${cut} in the original`);
+
+  for (const options of [{ previewPages: 1 }, { previewPages: 1, stamp }]) {
+    const prepared = await preparePdf(original, options);
+    assert.equal(prepared.pageCount, 1);
+    const [text] = await pageTexts(prepared.bytes);
+    assert.match(text!, /CONFIDENTIAL PAGE 1/);
+    const everything = await everythingInFile(prepared.bytes);
+    assert.ok(everything.includes('IMAGE-BYTES-OF-PAGE-1') && everything.includes('TILE'), "the kept page's image and pattern stay");
+    for (const cut of ['PAGE 2', 'PAGE 3']) {
+      assert.ok(!everything.includes(`CONFIDENTIAL ${cut}`), `${cut}'s form is gone from the file`);
+      assert.ok(!everything.includes(`IMAGE-BYTES-OF-${cut.replace(' ', '-')}`), `${cut}'s image is gone from the file`);
+    }
+  }
 });
 
 test('characters the font lacks become "?" instead of invisible boxes', async () => {
