@@ -1,5 +1,6 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
+import { clientNetworkOf } from '../infra/http/address-policy.js';
 import { tooManyRequests } from './errors.js';
 
 export interface WindowHit {
@@ -128,7 +129,7 @@ export function redisWindowCounter(
  */
 export function limitByClientIp(counter: WindowCounter, scope: string, perMinute: number, message: string): onRequestAsyncHookHandler {
   return async (request) => {
-    const { count, resetAt } = await counter.hit(`${scope}:${request.ip}`, 60_000);
+    const { count, resetAt } = await counter.hit(`${scope}:${clientNetworkOf(request.ip)}`, 60_000);
     if (count > perMinute) throw tooManyRequests((resetAt - Date.now()) / 1000, message);
   };
 }

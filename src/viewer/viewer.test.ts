@@ -229,6 +229,22 @@ test('behind one proxy (TRUST_PROXY=1) the client is the address the proxy added
   assert.equal(request.visitorIp, '203.0.113.50', 'the owner sees the address the proxy saw');
 });
 
+test('password gate: an IPv6 client is counted by its /64, since it may pick a new address in it for each try', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
+  const from = (address: string) => new VisitorClient(app.url, { 'x-forwarded-for': address });
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++)
+    statuses.push((await from(`2001:db8:7:1::${(i + 1).toString(16)}`).post(`/v/${id}/password`, { password: `guess${i}` })).status);
+  assert.deepEqual(statuses, [...Array<number>(10).fill(422), 429]);
+  assert.equal(
+    (await from('2001:db8:7:2::1').post(`/v/${id}/password`, { password: 'correct horse' })).status,
+    303,
+    'the next /64 is another client',
+  );
+});
+
 test('password gate: all clients together get 100 wrong tries per link and hour', async (t) => {
   const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
   const { http } = await app.createAccount('professional');

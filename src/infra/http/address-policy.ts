@@ -53,6 +53,24 @@ function ipv6Words(address: string): number[] {
   return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
+/**
+ * What a client address stands for when its tries are counted: an IPv4 address itself (an
+ * IPv4-mapped one as that address), an IPv6 address its /64, which one subscriber's line gets
+ * whole and may pick any address of, fresh for each try.
+ */
+export function clientNetworkOf(address: string): string {
+  if (!isIPv6(address)) return address;
+  const words = ipv6Words(address);
+  if (words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff) {
+    const [high, low] = [words[6]!, words[7]!];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return `${words
+    .slice(0, 4)
+    .map((word) => word.toString(16))
+    .join(':')}::/64`;
+}
+
 /** Is `address` (an IP literal) a public unicast address that outgoing requests may reach? */
 export function isPublicAddress(address: string): boolean {
   if (isIPv4(address)) return !refusedIpv4.check(address, 'ipv4');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { isPublicAddress } from './address-policy.js';
+import { clientNetworkOf, isPublicAddress } from './address-policy.js';
 import { createSafeHttpClient, guardedLookup, RefusedDestinationError, type Resolver } from './safe-fetch.js';
 
 /** A loopback server that counts the requests it gets and answers with `handler`. */
@@ -149,4 +149,13 @@ test('with private addresses allowed, a local receiver gets the JSON; slow answe
   assert.equal(response.body, 'x'.repeat(10));
   assert.deepEqual(received, [{ type: 'application/json', body: { text: 'hello' } }]);
   await assert.rejects(client.postJson(`${server.url}/slow`, {}), /abort|timeout/i);
+});
+
+test('a client address is counted as its IPv4 address or its IPv6 /64', () => {
+  assert.equal(clientNetworkOf('203.0.113.7'), '203.0.113.7');
+  assert.equal(clientNetworkOf('::ffff:203.0.113.7'), '203.0.113.7', 'an IPv4-mapped address is that IPv4 address');
+  assert.equal(clientNetworkOf('2001:db8:7:1::5'), '2001:db8:7:1::/64');
+  assert.equal(clientNetworkOf('2001:0db8:0007:0001:abcd:1:2:3'), '2001:db8:7:1::/64', 'written out in full, the same network');
+  assert.equal(clientNetworkOf('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(clientNetworkOf('::1'), '0:0:0:0::/64');
 });

@@ -1,3 +1,4 @@
+import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { tooManyRequests } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
 
@@ -11,7 +12,7 @@ export const FAILURES_PER_IP = 20;
  * checked, so parallel guesses cannot slip past, and given back when it succeeds.
  */
 export function createSignInThrottle(counter: WindowCounter) {
-  const keys = (email: string, ip: string) => [`signin:email:${email}`, `signin:ip:${ip}`] as const;
+  const keys = (email: string, ip: string) => [`signin:email:${email}`, `signin:ip:${clientNetworkOf(ip)}`] as const;
   return {
     /** Counts a try; 429 with Retry-After once either window is full. */
     async begin(email: string, ip: string): Promise<void> {

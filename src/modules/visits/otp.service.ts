@@ -3,6 +3,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
+import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { safeEqual, sha256Hex } from '../../infra/crypto/tokens.js';
 import { consumeOtpCode, findLatestOtpCode, insertOtpCode, recordOtpAttempt } from './visits.repo.js';
 
@@ -34,7 +35,11 @@ export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCo
     /** Creates a code (on `executor`: the caller's transaction, which mails it) and returns it; 429 past any of the limits. */
     async issue(scope: string, email: string, clientIp: string, executor: Executor = db): Promise<string> {
       // The client's own limit first, so one client cannot spend the whole scope's allowance.
-      await assertUnder(`otp-client:${scope}:${clientIp}`, OTP_CODES_PER_CLIENT, 'You have asked for too many codes; wait a few minutes');
+      await assertUnder(
+        `otp-client:${scope}:${clientNetworkOf(clientIp)}`,
+        OTP_CODES_PER_CLIENT,
+        'You have asked for too many codes; wait a few minutes',
+      );
       await assertUnder(`otp-scope:${scope}`, OTP_CODES_PER_SCOPE, 'Too many codes have been sent for this document; try again later');
       await assertUnder(
         `otp:${scope}:${email}`,

@@ -4,6 +4,7 @@ import type { LinkRow, VisitRow } from '../../db/types.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
+import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccessRequestRecords } from '../access-requests/access-requests.service.js';
 import type { AgreementForVisitor, AgreementsService } from '../agreements/agreements.service.js';
@@ -436,7 +437,11 @@ export function createVisitsService(deps: {
       // overtake the limits; a right password gives its places back: only wrong tries count. The
       // link's own window bounds guessing from many addresses (a botnet, an IPv6 network).
       const windows = [
-        { key: `pw:${link.id}:${visitor.ip}`, ...PASSWORD_TRIES_PER_CLIENT, message: 'Too many wrong passwords; try again in a few minutes' },
+        {
+          key: `pw:${link.id}:${clientNetworkOf(visitor.ip)}`,
+          ...PASSWORD_TRIES_PER_CLIENT,
+          message: 'Too many wrong passwords; try again in a few minutes',
+        },
         {
           key: `pw-link:${link.id}`,
           ...PASSWORD_TRIES_PER_LINK,
