@@ -51,7 +51,7 @@ import { createTemplatesService } from './modules/templates/templates.service.js
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
 import { createAuditRetention } from './modules/audit/audit-retention.js';
-import { createAuthService } from './modules/auth/auth.service.js';
+import { createAuthService, SIGN_IN_MAIL_JOB } from './modules/auth/auth.service.js';
 import { createSignInThrottle } from './modules/auth/sign-in-throttle.js';
 import { createOidcService } from './modules/auth/oidc.service.js';
 import { createInvitationsService } from './modules/members/invitations.service.js';
@@ -231,7 +231,9 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     throttle: createSignInThrottle(counter),
     mail: notifications,
     secondFactor: twoFactor,
+    jobs,
   });
+  jobs.register(SIGN_IN_MAIL_JOB, auth.linkMailJob);
   // openid-client is loaded only when single sign-on is configured.
   const oidc = config.oidc
     ? createOidcService({

@@ -4,6 +4,7 @@ import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissio
 import type { Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
 import type { UserRow } from '../../db/types.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/account-records.js';
@@ -40,6 +41,13 @@ export interface SecondFactor {
   verify(user: UserRow, code: string): Promise<boolean>;
 }
 
+/** The job that mails a requested link: the request only counts the try and queues it. */
+export const SIGN_IN_MAIL_JOB = 'auth.link-mail';
+interface LinkMailPayload {
+  email: string;
+  purpose: 'magic-link' | 'password-reset' | 'sign-up';
+}
+
 export interface SignedIn extends StartedSession {
   userId: number;
   accountId: number;
@@ -74,8 +82,9 @@ export function createAuthService(deps: {
   throttle: SignInThrottle;
   mail: SignInMailer;
   secondFactor: SecondFactor;
+  jobs: Pick<JobQueue, 'enqueue'>;
 }) {
-  const { db, clock, publicUrl, users, members, invitations, sessions, accounts, audit, throttle, mail, secondFactor } = deps;
+  const { db, clock, publicUrl, users, members, invitations, sessions, accounts, audit, throttle, mail, secondFactor, jobs } = deps;
 
   async function issueToken(purpose: TokenPurpose, who: { email?: string; userId?: number }, executor: Executor = db, ttlMs = TOKEN_TTL_MS[purpose]) {
     const token = randomBase62(43);
@@ -131,30 +140,47 @@ export function createAuthService(deps: {
   }
 
   /**
-   * A single-use link mailed to a person who has a sign-in (magic link, reset), valid 15 minutes,
-   * in their first account's language. Nothing is sent, and nothing said, for an unknown e-mail.
+   * A requested link (magic link, reset, sign-up confirmation) is counted, then queued: whether
+   * the e-mail has a sign-in is looked up by the job, so the answer takes as long either way and
+   * its timing says nothing. The job is durable: a crash loses no request.
    */
-  async function mailLinkToPerson(
-    email: string,
-    client: Client,
-    purpose: 'magic-link' | 'password-reset',
-    page: string,
-    send: (to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor) => Promise<void>,
-  ): Promise<void> {
+  async function requestLinkMail(email: string, client: Client, purpose: LinkMailPayload['purpose']): Promise<void> {
     const normalized = normalizeEmail(email);
     await throttle.begin(normalized, client.ip);
-    const user = await users.byEmail(normalized);
+    await jobs.enqueue(SIGN_IN_MAIL_JOB, { email: normalized, purpose } satisfies LinkMailPayload);
+  }
+
+  /**
+   * A single-use link mailed to a person who has a sign-in (magic link, reset), valid 15 minutes,
+   * in their first account's language. Nothing is sent for an unknown e-mail.
+   */
+  async function mailLinkToPerson(email: string, purpose: 'magic-link' | 'password-reset'): Promise<void> {
+    const user = await users.byEmail(email);
     if (!user || user.disabled_at !== null) return;
     const [first] = await members.accountsOf(user.id);
+    const page = purpose === 'magic-link' ? '/sign-in/link' : '/reset-password';
     await db.transaction().execute(async (trx) => {
       const token = await issueToken(purpose, { userId: user.id }, trx);
-      await send(
-        user.email,
-        { accountId: first?.id ?? null, url: `${publicUrl}${page}?token=${token}`, minutes: TOKEN_TTL_MS[purpose] / MINUTE_MS },
-        trx,
-      );
+      const data = { accountId: first?.id ?? null, url: `${publicUrl}${page}?token=${token}`, minutes: TOKEN_TTL_MS[purpose] / MINUTE_MS };
+      if (purpose === 'magic-link') await mail.magicLink(user.email, data, trx);
+      else await mail.passwordReset(user.email, data, trx);
     });
   }
+
+  /** Open sign-up's confirmation link, for an address without a sign-in; nothing for one that has one. */
+  async function mailSignUpLink(email: string): Promise<void> {
+    if (await users.byEmail(email)) return;
+    await db.transaction().execute(async (trx) => {
+      const token = await issueToken('sign-up', { email }, trx);
+      await mail.signUp(email, { url: `${publicUrl}/setup?signup=${token}`, hours: 24 }, trx);
+    });
+  }
+
+  const linkMailJob: JobKind<LinkMailPayload> = {
+    run: ({ email, purpose }) => (purpose === 'sign-up' ? mailSignUpLink(email) : mailLinkToPerson(email, purpose)),
+    maxAttempts: 5,
+    backoffMs: (attempt) => 2_000 * 2 ** (attempt - 1),
+  };
 
   /**
    * The second factor, when on: none given is a 401 that asks for it; a wrong one counts as a
@@ -242,9 +268,10 @@ export function createAuthService(deps: {
       return startSession(user, client, 'password');
     },
 
+    linkMailJob,
+
     /** Always 202 to the caller: a link goes out only when the e-mail has a sign-in. */
-    sendMagicLink: (email: string, client: Client) =>
-      mailLinkToPerson(email, client, 'magic-link', '/sign-in/link', (to, data, trx) => mail.magicLink(to, data, trx)),
+    sendMagicLink: (email: string, client: Client) => requestLinkMail(email, client, 'magic-link'),
 
     /**
      * `linkvault users create`: a person without a password joins an account (created with the CLI
@@ -293,8 +320,7 @@ export function createAuthService(deps: {
       });
     },
 
-    sendPasswordReset: (email: string, client: Client) =>
-      mailLinkToPerson(email, client, 'password-reset', '/reset-password', (to, data, trx) => mail.passwordReset(to, data, trx)),
+    sendPasswordReset: (email: string, client: Client) => requestLinkMail(email, client, 'password-reset'),
 
     /** Sets the new password and ends every session of the person; they sign in again with it. */
     async resetPassword(input: { token: string; password: string }, client: Client): Promise<void> {
@@ -396,13 +422,7 @@ export function createAuthService(deps: {
     /** Open sign-up, step one: a confirmation link to the address (always 202). */
     async startSignUp(email: string, client: Client): Promise<void> {
       if (deps.signup !== 'open') throw forbidden('Sign-up is by invitation only on this linkvault');
-      const normalized = normalizeEmail(email);
-      await throttle.begin(normalized, client.ip);
-      if (await users.byEmail(normalized)) return;
-      await db.transaction().execute(async (trx) => {
-        const token = await issueToken('sign-up', { email: normalized }, trx);
-        await mail.signUp(normalized, { url: `${publicUrl}/setup?signup=${token}`, hours: 24 }, trx);
-      });
+      await requestLinkMail(email, client, 'sign-up');
     },
 
     /** Open sign-up, step two: the confirmed address becomes the owner of a new account. */
