@@ -4,9 +4,9 @@ import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissio
 import type { Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
 import type { UserRow } from '../../db/types.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import { commandLineSource, type AuditLog, type AuditSource } from '../audit/audit.service.js';
