@@ -290,6 +290,28 @@ test('invitation: the mailed link joins the account in its brand and role; a per
   await kimsPage.locator('.app-name', { hasText: 'Contoso' }).waitFor();
   shown = await dashboardFor(kimsPage, 'Kim Park');
   assert.match(shown, /Contoso · Owner/);
+
+  // Someone with two-factor on proves it here too, as at sign-in: the page asks for the code.
+  const fabrikam = await namedAccount(app, 'Fabrikam');
+  const sam = await addPerson(app, fabrikam.accountId, 'owner', 'Sam Careful');
+  const api = createSessionClient(app.url);
+  await api.post('/api/auth/sign-in', { email: sam.email, password: TEST_PASSWORD });
+  const authenticator = URI.parse((await api.post('/api/me/two-factor')).body.otpauthUri as string) as TOTP;
+  assert.equal((await api.post('/api/me/two-factor/confirm', { code: authenticator.generate() })).status, 200);
+  assert.equal((await northwind.http.post('/api/invitations', { email: sam.email, role: 'member' })).status, 201);
+  const samsPage = await ownerPage(t, PHONE);
+  await samsPage.goto(app.url + linkIn(await smtp.waitFor(sam.email), /\/invite\/[0-9A-Za-z]+/));
+  await samsPage.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+  await samsPage.getByRole('button', { name: 'Accept invitation' }).click();
+  const code = samsPage.getByLabel('Two-factor code', { exact: true });
+  await code.waitFor();
+  assert.equal(await focusedId(samsPage), 'code', 'the code field takes the focus');
+  assert.equal(new URL(samsPage.url()).pathname.startsWith('/invite/'), true, 'not in yet');
+  await screenshot(samsPage, 'owner-pages-invitation-two-factor');
+  await code.fill(authenticator.generate({ timestamp: Date.now() + 30_000 }));
+  await samsPage.getByRole('button', { name: 'Accept invitation' }).click();
+  await samsPage.waitForURL(`${app.url}/app`);
+  assert.match(await dashboardFor(samsPage, 'Sam Careful'), /Northwind Advisory/);
 });
 
 test('no value from the URL or an account name is rendered as HTML', async (t) => {
