@@ -26,6 +26,12 @@ async function enrolled(app: TestApp, role: 'owner' | 'member' = 'owner') {
   return { ...person, accountId, accountEmail, otpauthUri, recoveryCodes };
 }
 
+/** The token of the one-time sign-in link the CLI prints (`users create` for a person already in the account). */
+async function magicLinkTokenOf(app: TestApp, person: { email: string; accountEmail: string }): Promise<string> {
+  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
+  return new URL(link).searchParams.get('token')!;
+}
+
 async function signIn(app: TestApp, email: string, code?: string): Promise<{ status: number; headers: Headers; client: SessionClient }> {
   const client = createSessionClient(app.url);
   const answer = await client.post('/api/auth/sign-in', { email, password: TEST_PASSWORD, ...(code === undefined ? {} : { code }) });
@@ -84,9 +90,7 @@ test('two-factor: enrol, confirm, then sign-in asks for the code; a code works o
 test('two-factor: a magic link asks for the code and can be retried with it', async (t) => {
   const app = await startApp(t);
   const person = await enrolled(app);
-  // The one-time sign-in link the CLI prints (`users create` for a person already in the account).
-  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
-  const token = new URL(link).searchParams.get('token')!;
+  const token = await magicLinkTokenOf(app, person);
   const browser = createSessionClient(app.url);
   const bare = await browser.post('/api/auth/magic-link/confirm', { token });
   assert.equal(bare.status, 401);
@@ -99,8 +103,7 @@ test('two-factor: a magic link asks for the code and can be retried with it', as
 test('two-factor: wrong codes with a magic link count like failed sign-ins (429 past five)', async (t) => {
   const app = await startApp(t);
   const person = await enrolled(app);
-  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
-  const token = new URL(link).searchParams.get('token')!;
+  const token = await magicLinkTokenOf(app, person);
   const browser = createSessionClient(app.url);
   const wrong = codeFrom(person.otpauthUri) === '000000' ? '111111' : '000000';
   const statuses: number[] = [];

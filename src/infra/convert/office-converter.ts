@@ -106,11 +106,11 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     if (!(await available())) throw new ConversionError('unavailable', 'Document conversion is not available on this server');
     if (signal?.aborted) throw new ConversionError('timeout', 'The conversion was cancelled');
 
+    const offline = await isolation();
     // The real path: LibreOffice names its IPC socket after the profile URL with symlinks resolved.
     const jobDir = await realpath(await mkdtemp(path.join(path.resolve(options.tempRoot ?? os.tmpdir()), 'linkvault-convert-')));
     const profileDir = path.join(jobDir, 'profile');
     const profileUrl = pathToFileURL(profileDir).href;
-    const offline = await isolation();
     try {
       await chmod(jobDir, 0o700);
       await Promise.all(['in', 'out', 'home', 'tmp'].map((folder) => mkdir(path.join(jobDir, folder), { mode: 0o700 })));

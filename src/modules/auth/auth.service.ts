@@ -199,21 +199,24 @@ export function createAuthService(deps: {
    * A person proves who they are with their password and, when on, their second factor; each
    * try counts in the sign-in throttle (429 past its limits) and is given back on success.
    */
-  async function provePerson(
-    email: string,
-    proof: { password: string; code?: string },
-    client: Client,
-    refusal: () => AppError = signInRefused,
-  ): Promise<UserRow> {
+  function provePerson(email: string, proof: { password: string; code?: string }, client: Client, refusal: () => AppError = signInRefused) {
+    return countedTry(email, client, async () => {
+      const user = await users.withPassword(email, proof.password);
+      if (!user) {
+        await recordFailure(email, client, 'password');
+        throw refusal();
+      }
+      await assertSecondFactor(user, proof.code, client);
+      return user;
+    });
+  }
+
+  /** A sign-in try: counted in the throttle before `attempt` runs (429 past its limits), given back when it succeeds. */
+  async function countedTry<T>(email: string, client: Client, attempt: () => Promise<T>): Promise<T> {
     await throttle.begin(email, client.ip);
-    const user = await users.withPassword(email, proof.password);
-    if (!user) {
-      await recordFailure(email, client, 'password');
-      throw refusal();
-    }
-    await assertSecondFactor(user, proof.code, client);
+    const result = await attempt();
     await throttle.succeeded(email, client.ip);
-    return user;
+    return result;
   }
 
   /** The account a new owner gets: the one created earlier with the CLI for the same e-mail, or a new one. */
@@ -309,11 +312,7 @@ export function createAuthService(deps: {
       const pending = TOKEN.test(input.token) ? await findUsableSignInToken(db, sha256Hex(input.token), 'magic-link', clock()) : undefined;
       const user = pending?.user_id == null ? undefined : await users.byId(pending.user_id);
       if (!user || user.disabled_at !== null) throw unusableLink();
-      if (user.totp_confirmed_at !== null) {
-        await throttle.begin(user.email, client.ip);
-        await assertSecondFactor(user, input.code, client);
-        await throttle.succeeded(user.email, client.ip);
-      }
+      if (user.totp_confirmed_at !== null) await countedTry(user.email, client, () => assertSecondFactor(user, input.code, client));
       return db.transaction().execute(async (trx) => {
         await consume('magic-link', input.token, trx);
         return startSession(user, client, 'magic link', trx);

@@ -529,8 +529,10 @@ export function createLinksService(deps: {
       if (link.preview_image_key) await blobs.delete(link.preview_image_key);
     },
 
-    /** The preview picture of a live, active link, for the apps that unfurl it (public: the owner chose to show it). */
-    /** The preview picture of link `id`, or of the link a room names `id` when `roomId` is given. */
+    /**
+     * The preview picture of a live, active link, for the apps that unfurl it (public: the owner
+     * chose to show it): link `id`, or the link a room names `id` when `roomId` is given.
+     */
     async previewImageOf(id: string, roomId?: string) {
       const link = roomId
         ? (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, id))

@@ -22,8 +22,8 @@ import type { Visitor, VisitorSession } from './visitor.js';
 /** How long a visit may take to pass its gates (waiting for approval included). */
 const GATE_WINDOW_MS = 7 * 86_400_000;
 /** Wrong passwords a client may try on one link in 10 minutes, and all clients together in an hour. */
-export const PASSWORD_TRIES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
-export const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
+const PASSWORD_TRIES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
+const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
 

@@ -27,8 +27,11 @@ const FORM = PDFName.of('Form');
 // A name token: a slash, then anything but white space and delimiters (PDF 32000-1, 7.3.5).
 const NAME_TOKEN = /\/([^\s/[\]<>(){}%]*)/g;
 
-/** Gives each page its own /Resources holding only what its content names; false when some content could not be read (left as it was). */
-export function keepOnlyUsedResources(pages: readonly PDFPage[]): boolean {
+/**
+ * Gives each page its own /Resources holding only what its content names. A page whose content
+ * cannot be read keeps what it had, and so does the page tree.
+ */
+export function keepOnlyUsedResources(pages: readonly PDFPage[]): void {
   let complete = true;
   for (const page of pages) {
     const resources = page.node.Resources();
@@ -39,8 +42,8 @@ export function keepOnlyUsedResources(pages: readonly PDFPage[]): boolean {
     else complete = false;
   }
   // Every kept page now carries its own; what the page tree held for all of them goes.
-  if (complete) for (const page of pages) page.node.ascend((node) => node !== page.node && node.delete(RESOURCES));
-  return complete;
+  if (!complete) return;
+  for (const page of pages) page.node.ascend((node) => node !== page.node && node.delete(RESOURCES));
 }
 
 /**
