@@ -106,7 +106,6 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
                 {t('settings.apiKeys.requests')}
               </th>
               <th scope="col">{t('settings.apiKeys.lastUsed')}</th>
-              <th scope="col">{t('settings.apiKeys.madeBy')}</th>
               <th scope="col">
                 <span class="visually-hidden">{t('settings.apiKeys.actions')}</span>
               </th>
@@ -115,7 +114,12 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
           <tbody>
             {keys.map((key) => (
               <tr key={key.id}>
-                <td>{key.name}</td>
+                <td>
+                  {key.name}
+                  <span class="muted settings-cell-note">
+                    {key.created_by ? t('settings.apiKeys.madeBy', { name: key.created_by.name }) : t('settings.apiKeys.commandLine')}
+                  </span>
+                </td>
                 <td>
                   <code>{key.key_prefix}</code>
                 </td>
@@ -124,7 +128,6 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
                 </td>
                 <td class="numeric">{formatNumber(key.total_requests)}</td>
                 <td>{formatDateTime(key.last_used_at)}</td>
-                <td>{key.created_by?.name ?? t('settings.apiKeys.commandLine')}</td>
                 <td>
                   <div class="settings-cell-actions">
                     <button
