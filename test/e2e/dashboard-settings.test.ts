@@ -64,6 +64,50 @@ test("POST /api/branding/smtp/test sends through the account's own SMTP server, 
   assert.equal((await http.post('/api/branding/smtp/test', {})).status, 403, 'an API key has no person to mail');
 });
 
+test('a change of the SMTP server, port, encryption or user name forgets the saved password: an admin cannot send it elsewhere', async (t) => {
+  const [corporate, elsewhere] = [await startSmtp(t), await startSmtp(t)];
+  const app = await startApp(t, { env: { ALLOW_PRIVATE_SMTP: '1' } });
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const portOf = (smtp: { url: string }) => Number(new URL(smtp.url).port);
+  const credentials = { smtp_username: 'corp-mailer', smtp_password: 'owner-only secret' };
+
+  await owner.client.post('/api/branding', { smtp_host: '127.0.0.1', smtp_port: portOf(corporate), smtp_encryption: 'none', ...credentials });
+  assert.equal((await owner.client.post('/api/branding/smtp/test', {})).status, 200);
+  assert.deepEqual(corporate.logins, [{ username: 'corp-mailer', password: 'owner-only secret' }], 'the password is used where it was saved');
+
+  const renamed = await admin.client.post('/api/branding', { from_name: 'Acme deals', smtp_encryption: 'none', smtp_port: portOf(corporate) });
+  assert.equal(renamed.body.smtp_password_set, true, 'the sender and unchanged fields keep it');
+
+  for (const move of [
+    { smtp_port: portOf(elsewhere) },
+    { smtp_host: 'smtp.acme.example' },
+    { smtp_encryption: 'ssl' },
+    { smtp_username: 'someone' },
+  ]) {
+    await owner.client.post('/api/branding', { smtp_host: '127.0.0.1', smtp_port: portOf(corporate), smtp_encryption: 'none', ...credentials });
+    const moved = await admin.client.post('/api/branding', move);
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.equal(moved.body.smtp_password_set, false, JSON.stringify(move));
+  }
+  await admin.client.post('/api/branding', {
+    smtp_host: '127.0.0.1',
+    smtp_port: portOf(elsewhere),
+    smtp_encryption: 'none',
+    smtp_username: 'corp-mailer',
+  });
+  await admin.client.post('/api/branding/smtp/test', {});
+  assert.equal(
+    elsewhere.logins.some((login) => login.password === 'owner-only secret'),
+    false,
+    "the other server never saw the owner's password",
+  );
+
+  const given = await owner.client.post('/api/branding', { smtp_port: portOf(corporate), ...credentials });
+  assert.equal(given.body.smtp_password_set, true, 'a password sent with the move is kept');
+});
+
 test('a member sees only their own settings; the API refuses them API keys', async (t) => {
   const app = await startApp(t);
   const { accountId } = await app.createAccount('business');

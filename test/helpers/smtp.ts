@@ -10,14 +10,20 @@ export interface ReceivedMail {
   html: string | false;
 }
 
-/** A real SMTP server on loopback that keeps what it receives; closed after the test. */
+/** A real SMTP server on loopback that keeps what it receives, and the credentials it was given; closed after the test. */
 export async function startSmtp(t: TestContext) {
   const received: ReceivedMail[] = [];
+  const logins: Array<{ username: string | undefined; password: string | null | undefined }> = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
+    allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onAuth(auth, _session, callback) {
+      logins.push({ username: auth.username, password: auth.password });
+      callback(null, { user: auth.username });
+    },
     onData(stream, session, callback) {
       simpleParser(stream).then(
         (parsed) => {
@@ -41,6 +47,7 @@ export async function startSmtp(t: TestContext) {
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    logins,
     /** The first message to `address` matching `predicate`, waiting for it up to 10 s. */
     async waitFor(address: string, predicate: (mail: ReceivedMail) => boolean = () => true): Promise<ReceivedMail> {
       const deadline = Date.now() + 10_000;

@@ -24,6 +24,26 @@ const verificationRecordName = (domain: string) => `_linkvault.${domain}`;
 /** The fields of the account's own mail server and sender, audited as `smtp.updated`; the rest is `branding.updated`. */
 const MAIL_FIELDS = new Set(['smtp_host', 'smtp_port', 'smtp_encryption', 'smtp_username', 'smtp_password', 'from_email', 'from_name']);
 
+/**
+ * Where the saved SMTP password is sent and for whom. Changing any of them forgets the password unless
+ * the same request gives it again: whoever may edit the settings (an admin, a key) must not be able to
+ * send the owner's password to a server of their choosing.
+ */
+type SmtpDestinationField = 'smtp_host' | 'smtp_port' | 'smtp_encryption' | 'smtp_username';
+const SMTP_DESTINATION_DEFAULTS: Record<SmtpDestinationField, string | null> = {
+  smtp_host: null,
+  smtp_port: null,
+  smtp_encryption: 'starttls',
+  smtp_username: null,
+};
+
+function movesSmtpPassword(patch: BrandingPatch, previous: BrandingRow): boolean {
+  return (Object.keys(SMTP_DESTINATION_DEFAULTS) as SmtpDestinationField[]).some((field) => {
+    const fallback = SMTP_DESTINATION_DEFAULTS[field];
+    return patch[field] !== undefined && (patch[field] ?? fallback) !== (previous?.[field] ?? fallback);
+  });
+}
+
 /** What an update changes, for the audit log: the fields sent with their new values (the SMTP password only as set or not). */
 function settingsChanges(patch: BrandingPatch, smtpPassword: string | null | undefined, logo: boolean): AuditEvent[] {
   const brand: Record<string, unknown> = logo ? { logo: 'uploaded' } : {};
@@ -162,7 +182,10 @@ export function createBrandingService(deps: {
     /** Applies the fields present (and a new logo, if sent); answers the settings as they now are. */
     async update(source: ChangeSource, fields: Record<string, unknown>, logo?: Buffer): Promise<BrandingView> {
       const { accountId } = source;
-      const { patch, smtpPassword, customDomain } = parseBrandingFields(fields);
+      const { patch, smtpPassword: givenPassword, customDomain } = parseBrandingFields(fields);
+      const previous = await findBranding(db, accountId);
+      const forgetsPassword = givenPassword === undefined && Boolean(previous?.smtp_password_sealed) && movesSmtpPassword(patch, previous);
+      const smtpPassword = forgetsPassword ? null : givenPassword;
       const changes = settingsChanges(patch, smtpPassword, logo !== undefined);
       if (patch.smtp_host && !allowPrivateSmtp) {
         const refusal = smtpHostRefusal(patch.smtp_host);
@@ -171,7 +194,6 @@ export function createBrandingService(deps: {
       if (smtpPassword !== undefined) {
         patch.smtp_password_sealed = smtpPassword === null ? null : seal(masterKey, smtpPassword, passwordContext(accountId));
       }
-      const previous = await findBranding(db, accountId);
       if (customDomain !== undefined) Object.assign(patch, await customDomainPatch(accountId, customDomain, previous));
       if (patch.custom_domain_pending) changes.push({ action: 'custom_domain.claimed', details: { domain: patch.custom_domain_pending } });
       const previousDomain = previous?.custom_domain ?? previous?.custom_domain_pending;

@@ -239,7 +239,7 @@ export const settings = {
   'settings.smtp.encryption.none': 'None',
   'settings.smtp.username': 'User name',
   'settings.smtp.password': 'Password',
-  'settings.smtp.passwordKept': 'A password is saved; leave this empty to keep it.',
+  'settings.smtp.passwordKept': 'A password is saved; leave this empty to keep it. Changing the server, port, encryption or user name forgets it.',
   'settings.smtp.fromEmail': 'From address',
   'settings.smtp.fromName': 'From name',
   'settings.smtp.save': 'Save mail settings',
