@@ -173,7 +173,6 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       await api.register(downloadsRoutes, {
         prefix: '/links',
         downloads: services.downloads,
-        purchases: services.checkout,
         counter: runtime.counter,
       });
       await api.register(accessRequestsRoutes, { prefix: '/links', accessRequests: services.accessRequests });
@@ -242,6 +241,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       brandFor: services.branding.brandFor,
       accountForHost: services.branding.accountForDomain,
       purchases: services.checkout,
+      downloads: services.downloads,
+      counter: runtime.counter,
       previewImageOf: services.links.previewImageOf,
       publicUrl: config.publicUrl,
       clock: runtime.clock,

@@ -196,7 +196,6 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     audit,
   });
   const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload], subscribers: [webhooks.subscriber] });
-  const downloads = createDownloadsService({ db, clock, reader, links, events });
   const mailer = createMailer({
     db,
     clock,
@@ -285,6 +284,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     platformFeePercent: config.platformFeePercent,
     events,
   });
+  const downloads = createDownloadsService({ db, clock, reader, links, events, purchases: checkout });
   const stripeWebhook = createStripeWebhook({
     db,
     clock,

@@ -119,6 +119,8 @@ export interface VisitsTable {
   session_started_at: number | null;
   /** 1 once the visitor accepted the link's agreement (0022) */
   agreement_accepted: Generated<number>;
+  /** the data room the visit was begun in, the only place it is found (0029); null: the link on its own */
+  room_id: string | null;
 }
 
 export interface OtpCodesTable {

@@ -5,10 +5,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, forbidden } from '../core/errors.js';
 import { contentDisposition, sendFile } from '../core/file-response.js';
+import type { WindowCounter } from '../core/rate-limit.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentView } from '../modules/documents/document-view.js';
 import type { DocumentContent, DocumentsService } from '../modules/documents/documents.service.js';
 import type { PageImageKind, PageManifest, PagesService } from '../modules/documents/pages.service.js';
+import { DownloadProof, limitDownloads } from '../modules/downloads/downloads.routes.js';
+import type { DownloadsService } from '../modules/downloads/downloads.service.js';
 import { viewerPathOf } from '../modules/links/links.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { Visitor } from '../modules/visits/visitor.js';
@@ -28,6 +31,9 @@ interface ViewerDeps {
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
   purchases: Pick<CheckoutService, 'checkoutOnPage'>;
+  downloads: Pick<DownloadsService, 'redeem'>;
+  /** Counts download attempts per client, shared with the API's download-original. */
+  counter: WindowCounter;
   /** The preview picture of a live link, for unfurling apps. */
   previewImageOf: (linkId: string, roomId?: string) => Promise<Readable>;
   publicUrl: string;
@@ -97,7 +103,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, documents, pages, brandFor, accountForHost, purchases, publicUrl, clock, previewImageOf } = deps;
+  const { visits, documents, pages, brandFor, accountForHost, purchases, downloads, counter, publicUrl, clock, previewImageOf } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
@@ -352,6 +358,24 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
     });
+  }
+
+  /**
+   * The API's download-original on the viewer page's own path, which the page's "Download the original"
+   * links to after a purchase: inside a data room the path names the file by its room name, so the page
+   * never shows the link's own id (which opens it past the room's gates).
+   */
+  for (const url of onLinkAndInRoom('/download-original')) {
+    app.get(
+      url,
+      { onRequest: limitDownloads(counter), schema: { hide: true, params: PlaceParams, querystring: DownloadProof } },
+      async (request, reply) => {
+        const place = placeOf(request.params);
+        const { token, session_id: sessionId } = request.query;
+        const where = { linkId: place.linkId, roomId: place.roomId, hostAccountId: await accountForHost(request.hostname) };
+        return sendFile(request, reply, await downloads.redeem(where, { token, sessionId }), 'attachment');
+      },
+    );
   }
 
   /** The pages of a paged document the visitor may see so far, with where to fetch each (the version in the URL: a replacement gets new ones). */

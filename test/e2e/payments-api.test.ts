@@ -293,10 +293,19 @@ test("a paid link inside a data room is bought within the room's session and ret
   assert.equal(started.status, 303);
   const sessionId = started.headers.get('location')!.split('/').pop()!;
   assert.equal(stripe.checkoutRequests.get(sessionId)!.success_url, `${app.url}${child}?session_id={CHECKOUT_SESSION_ID}`);
+  const guessed = await visitor.get(`${child}?session_id=cs_test_${'a'.repeat(24)}`);
+  assert.ok(!guessed.text.includes(linkId), "an unpaid session id in the address does not show the link's id either");
   await stripe.completeCheckout(sessionId);
   const back = await visitor.get(`${child}?session_id=${sessionId}`);
-  assert.match(back.text, new RegExp(`href="/api/links/${linkId}/download-original\\?session_id=${sessionId}"`));
-  assert.equal((await downloadWithSession(app, linkId, sessionId)).body.toString(), 'the original');
+  assert.ok(!back.text.includes(linkId), "nor does the page after the purchase: its download is on the room's path");
+  const download = new RegExp(`href="(${child}/download-original\\?session_id=${sessionId})"`).exec(back.text)![1]!;
+  assert.equal((await visitor.get(download)).text, 'the original');
+  assert.equal(
+    (await fetch(`${app.url}${child}/download-original?session_id=cs_test_${'b'.repeat(24)}`)).status,
+    403,
+    'an unpaid session gets nothing',
+  );
+  assert.equal((await downloadWithSession(app, linkId, sessionId)).body.toString(), 'the original', "the API's path, by the link's id, too");
 });
 
 test("a buyer keeps the original after the owner deactivates the link or it expires; an owner's token does not", async (t) => {

@@ -271,3 +271,28 @@ test("a room names its links by names of its own: a visitor of the room never le
   assert.equal(preview.status, 200);
   assert.equal(preview.headers.get('content-type'), 'image/png');
 });
+
+test('a visit begun inside a room is found only there: its cookie does not open the link on its own, past the room', async (t: TestContext) => {
+  const app = await startApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const deck = await createLink(owner, 'the deck', 'Deck.txt');
+  const room = await createRoom(owner, [deck]);
+  assert.equal((await owner.patch(`/api/links/${room}`, { password: 'room secret', hasWatermark: true })).status, 200);
+
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${room}/password`, { password: 'room secret' })).status, 303);
+  const child = new RegExp(`href="(/v/${room}/d/[0-9a-f]{32})"`).exec((await visitor.get(`/v/${room}`)).text)![1]!;
+  const opened = await visitor.get(child);
+  assert.equal(opened.status, 200);
+  const roomVisit = /^lv_room_visit=([^;]+)/.exec(opened.headers.getSetCookie().find((cookie) => cookie.startsWith('lv_room_visit=')) ?? '')?.[1];
+  assert.ok(roomVisit, 'the visit of the link inside the room has its cookie');
+  assert.equal(JSON.parse((await visitor.get(`${child}/status`)).text).step, 'session', 'it holds a session inside the room');
+
+  const outside = await fetch(`${app.url}/v/${deck}/status`, { headers: { cookie: `lv_visit=${roomVisit}` } });
+  assert.equal(
+    ((await outside.json()) as { step: string }).step,
+    'approved',
+    'on its own the link has no session yet: a visit of its own would begin',
+  );
+  assert.equal((await fetch(`${app.url}/v/${deck}/content`, { headers: { cookie: `lv_visit=${roomVisit}` } })).status, 403);
+});

@@ -27,6 +27,7 @@ import * as roomList from './0025-room-list.js';
 import * as pageStampBase from './0026-page-stamp-base.js';
 import * as linkViewTallies from './0027-link-view-tallies.js';
 import * as keyMakers from './0028-key-makers.js';
+import * as roomVisits from './0029-room-visits.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0026-page-stamp-base': pageStampBase,
   '0027-link-view-tallies': linkViewTallies,
   '0028-key-makers': keyMakers,
+  '0029-room-visits': roomVisits,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -65,7 +65,7 @@ export interface PurchaseOffer {
 
 /**
  * `pagePath` is the viewer page the file is read on; `checkoutSessionId` is the session Stripe
- * sent the buyer back with (download-original checks with Stripe that it is paid).
+ * sent the buyer back with (download-original, on the page's own path, checks with Stripe that it is paid).
  */
 export function purchaseOffer(
   file: LinkRow,
@@ -80,7 +80,7 @@ export function purchaseOffer(
     checkoutPath: `${pagePath}/checkout`,
     email: session.email ?? '',
     downloadPath:
-      checkoutSessionId && isCheckoutSessionId(checkoutSessionId) ? `/api/links/${file.id}/download-original?session_id=${checkoutSessionId}` : null,
+      checkoutSessionId && isCheckoutSessionId(checkoutSessionId) ? `${pagePath}/download-original?session_id=${checkoutSessionId}` : null,
   };
 }
 

@@ -1,28 +1,29 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { forbidden } from '../../core/errors.js';
 import { sendFile } from '../../core/file-response.js';
 import { limitByClientIp, type WindowCounter } from '../../core/rate-limit.js';
 import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
-import type { LinkRow } from '../../db/types.js';
 import type { DownloadsService } from './downloads.service.js';
 
 const tags = ['Downloads'];
 const LinkParams = Type.Object({ id: StringId });
-// Ample for a download manager fetching ranges; far too few to guess tokens or sessions.
 const DOWNLOADS_PER_MINUTE_PER_IP = 120;
 
-/** Proof of purchase through a payment session (the payments module). */
-export interface SessionDownloads {
-  spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
-}
+/** The query of a download of the original: the proof of purchase it spends. */
+export const DownloadProof = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 200 })),
+  session_id: Type.Optional(Type.String({ maxLength: 300 })),
+});
+
+/** Ample for a download manager fetching ranges; far too few to guess tokens or sessions. Shared by the viewer's route. */
+export const limitDownloads = (counter: WindowCounter) =>
+  limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP, 'Too many download attempts; try again in a minute');
 
 export const downloadsRoutes: FastifyPluginAsyncTypebox<{
   downloads: DownloadsService;
-  purchases: SessionDownloads;
   counter: WindowCounter;
-}> = async (app, { downloads, purchases, counter }) => {
+}> = async (app, { downloads, counter }) => {
   app.post(
     '/:id/download-tokens',
     {
@@ -56,7 +57,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{
     '/:id/download-original',
     {
       config: { public: true },
-      onRequest: limitByClientIp(counter, 'download-original', DOWNLOADS_PER_MINUTE_PER_IP, 'Too many download attempts; try again in a minute'),
+      onRequest: limitDownloads(counter),
       schema: {
         tags,
         operationId: 'downloadOriginal',
@@ -66,10 +67,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{
           '(within 7 days) a paid Stripe checkout session allows.',
         security: [],
         params: LinkParams,
-        querystring: Type.Object({
-          token: Type.Optional(Type.String({ maxLength: 200 })),
-          session_id: Type.Optional(Type.String({ maxLength: 300 })),
-        }),
+        querystring: DownloadProof,
         response: {
           200: Type.Unknown({ description: 'the file, as an attachment' }),
           206: Type.Unknown({ description: 'the requested byte range' }),
@@ -83,12 +81,8 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
       const { token, session_id: sessionId } = request.query;
-      if (token) return sendFile(request, reply, await downloads.redeemToken(id, token), 'attachment');
-      if (sessionId)
-        return sendFile(request, reply, await downloads.redeemWith(id, (link) => purchases.spendSessionDownload(link, sessionId)), 'attachment');
-      throw forbidden('A valid download token or paid checkout session is required');
+      return sendFile(request, reply, await downloads.redeem({ linkId: request.params.id }, { token, sessionId }), 'attachment');
     },
   );
 };

@@ -19,15 +19,31 @@ export interface OriginalFile {
   open(range?: ByteRange): ReturnType<FileReader['open']>;
 }
 
+/** Proof of purchase through a payment session (the payments module). */
+export interface SessionDownloads {
+  spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
+}
+
+/**
+ * Where a download names its file: a link by its id (the API), or as a viewer page's path names it
+ * (a data room's link by its room name, never its id); on an account's own domain, only its links.
+ */
+export interface FilePlace {
+  linkId: string;
+  roomId?: string;
+  hostAccountId?: number;
+}
+
 /** Download tokens and the original (un-watermarked) file they unlock. */
 export function createDownloadsService(deps: {
   db: Db;
   clock: Clock;
   reader: FileReader;
-  links: Pick<LinksService, 'ownLink' | 'findForVisitor'>;
+  links: Pick<LinksService, 'ownLink' | 'fileAtViewerPath'>;
   events: EventRecorder;
+  purchases: SessionDownloads;
 }) {
-  const { db, clock, reader, links, events } = deps;
+  const { db, clock, reader, links, events, purchases } = deps;
 
   async function mintToken(executor: Executor, linkId: string, options: { uses: number; ttlSeconds: number; purchased: boolean }) {
     const token = TOKEN_PREFIX + randomBase62(40);
@@ -54,14 +70,17 @@ export function createDownloadsService(deps: {
     if (link.is_active !== 1) throw forbidden('This link has been deactivated');
   }
 
-  /** Checks the link still has its file, then spends one use of the caller's proof (same 403 for every refusal). */
-  async function redeemWith(linkId: string, spend: (link: LinkRow) => Promise<boolean>): Promise<OriginalFile> {
-    const refused = () => forbidden('A valid download token or paid checkout session is required');
-    const link = await links.findForVisitor(linkId);
-    if (!link || link.kind !== 'file' || !link.blob_key || !link.wrapped_key || link.blob_purged_at !== null) throw refused();
-    if (!(await spend(link))) throw refused();
-    const file = { blobKey: link.blob_key, wrappedKey: link.wrapped_key, size: link.size };
-    return { name: link.name, mime: link.mime, size: link.size, open: (range) => reader.open(file, range) };
+  /** Spends one use of `token` on `link`; false for a missing, spent or foreign token. */
+  async function spendToken(link: LinkRow, token: string): Promise<boolean> {
+    const tokenHash = sha256Hex(token);
+    const found = await findSpendableDownloadToken(db, link.id, tokenHash, clock());
+    if (!found) return false;
+    if (found.purchased !== 1) assertLinkStillShared(link);
+    return db.transaction().execute(async (trx) => {
+      if (!(await spendDownloadToken(trx, link.id, tokenHash, clock()))) return false;
+      await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId: link.id, payload: { linkName: link.name } });
+      return true;
+    });
   }
 
   return {
@@ -76,26 +95,22 @@ export function createDownloadsService(deps: {
     issuePurchaseToken: (linkId: string, options: { uses: number; ttlSeconds: number }, executor: Executor) =>
       mintToken(executor, linkId, { ...options, purchased: true }),
 
-    redeemWith,
-
     /**
-     * Spends one use of `token` and describes the original file. A missing, spent or foreign
-     * token is the same 403 whatever the link, so a caller learns nothing about which links
-     * or tokens exist; only a holder of a live token learns that its link expired or was
-     * turned off.
+     * Spends one use of the caller's proof (a download token, or a paid checkout session) on the file
+     * `where` names, and describes the original. A missing, spent or foreign proof, or a path that names
+     * no file, is the same 403 whatever the link, so a caller learns nothing about which links or
+     * tokens exist; only a holder of a live owner's token learns that its link expired or was turned off.
      */
-    redeemToken(linkId: string, token: string): Promise<OriginalFile> {
-      const tokenHash = sha256Hex(token);
-      return redeemWith(linkId, async (link) => {
-        const found = await findSpendableDownloadToken(db, linkId, tokenHash, clock());
-        if (!found) return false;
-        if (found.purchased !== 1) assertLinkStillShared(link);
-        return db.transaction().execute(async (trx) => {
-          if (!(await spendDownloadToken(trx, linkId, tokenHash, clock()))) return false;
-          await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId, payload: { linkName: link.name } });
-          return true;
-        });
-      });
+    async redeem(where: FilePlace, proof: { token?: string; sessionId?: string }): Promise<OriginalFile> {
+      const refused = () => forbidden('A valid download token or paid checkout session is required');
+      const { token, sessionId } = proof;
+      if (!token && !sessionId) throw refused();
+      const link = await links.fileAtViewerPath(where.linkId, where.roomId);
+      const shown = link && (where.hostAccountId === undefined || link.account_id === where.hostAccountId);
+      if (!shown || link.kind !== 'file' || !link.blob_key || !link.wrapped_key || link.blob_purged_at !== null) throw refused();
+      if (!(await (token ? spendToken(link, token) : purchases.spendSessionDownload(link, sessionId!)))) throw refused();
+      const file = { blobKey: link.blob_key, wrappedKey: link.wrapped_key, size: link.size };
+      return { name: link.name, mime: link.mime, size: link.size, open: (range) => reader.open(file, range) };
     },
   };
 }

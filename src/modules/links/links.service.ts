@@ -653,6 +653,12 @@ export function createLinksService(deps: {
     /** Any account's link by id, for the visitor pages (the id itself is the capability). */
     findForVisitor: (id: string) => repo.findLinkById(db, id),
 
+    /** The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that data room's links. */
+    async fileAtViewerPath(name: string, roomId?: string): Promise<LinkRow | undefined> {
+      if (!roomId) return repo.findLinkById(db, name);
+      return (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, name));
+    },
+
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
 
     /** Counts one view in the visit's transaction unless the link's view cap is reached (false then). */

@@ -7,6 +7,8 @@ export async function insertVisit(
   visit: {
     tokenHash: string;
     linkId: string;
+    /** the data room the visit begins in, if any */
+    roomId: string | null;
     ip: string;
     userAgent: string | null;
     now: number;
@@ -20,6 +22,7 @@ export async function insertVisit(
     .values({
       token_hash: visit.tokenHash,
       link_id: visit.linkId,
+      room_id: visit.roomId,
       ip: visit.ip,
       user_agent: visit.userAgent,
       created_at: visit.now,
@@ -30,12 +33,14 @@ export async function insertVisit(
     .execute();
 }
 
-export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, now: number) {
+/** The live visit of `linkId` the token stands for, begun in data room `roomId` (null: the link on its own). */
+export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, roomId: string | null, now: number) {
   return db
     .selectFrom('visits')
     .selectAll()
     .where('token_hash', '=', tokenHash)
     .where('link_id', '=', linkId)
+    .where('room_id', roomId === null ? 'is' : '=', roomId)
     .where('expires_at', '>', now)
     .executeTakeFirst();
 }

@@ -26,6 +26,8 @@ const PASSWORD_TRIES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
 const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
+/** Where a visit is begun and found: the data room the link is opened in, or null for the link on its own. */
+const roomIdOf = (visitor: Visitor) => visitor.room?.id ?? null;
 
 const visitorSessionOf = (visit: VisitRow): VisitorSession => ({
   email: visit.email,
@@ -169,8 +171,9 @@ export function createVisitsService(deps: {
     return link && (visitor.hostAccountId === undefined || link.account_id === visitor.hostAccountId) ? link : undefined;
   }
 
+  /** The visitor's live visit of `link` where they stand: inside the data room they opened it in, or on its own. */
   async function visitOf(link: LinkRow, visitor: Visitor): Promise<VisitRow | undefined> {
-    return visitor.token ? findLiveVisit(db, sha256Hex(visitor.token), link.id, clock()) : undefined;
+    return visitor.token ? findLiveVisit(db, sha256Hex(visitor.token), link.id, roomIdOf(visitor), clock()) : undefined;
   }
 
   /** `verifiedEmail`: an address proved elsewhere (the room the link is opened in), which passes an OTP gate admitting it. */
@@ -219,6 +222,7 @@ export function createVisitsService(deps: {
       await insertVisit(db, {
         tokenHash: sha256Hex(token),
         linkId: link.id,
+        roomId: roomIdOf(visitor),
         ip: visitor.ip,
         userAgent: visitor.userAgent,
         now,
@@ -229,7 +233,7 @@ export function createVisitsService(deps: {
     } catch (error) {
       throw isForeignKeyViolation(error) ? linkGone() : error;
     }
-    const visit = await findLiveVisit(db, sha256Hex(token), link.id, now);
+    const visit = await findLiveVisit(db, sha256Hex(token), link.id, roomIdOf(visitor), now);
     if (!visit) throw linkGone();
     return { visit, token };
   }
@@ -250,7 +254,7 @@ export function createVisitsService(deps: {
   /** The data room and the visitor's live session of it, or undefined without one. */
   async function roomSessionOf(room: NonNullable<Visitor['room']>, visitor: Visitor): Promise<OpenedRoom | undefined> {
     const link = await linkFor(room.id, visitor);
-    const visit = link && room.token ? await findLiveVisit(db, sha256Hex(room.token), link.id, clock()) : undefined;
+    const visit = link && room.token ? await findLiveVisit(db, sha256Hex(room.token), link.id, null, clock()) : undefined;
     const state = await gateState(link, visit);
     return link && visit && state.step === 'session' ? { link, visit } : undefined;
   }
@@ -345,7 +349,7 @@ export function createVisitsService(deps: {
       });
       // Its cap reached meanwhile, or the link deleted: a fresh look says which.
       if (!opened) return pageOf(await look(linkId, visitor));
-      const session = await findLiveVisit(db, sha256Hex(token), link.id, now);
+      const session = await findLiveVisit(db, sha256Hex(token), link.id, roomIdOf(visitor), now);
       if (!session) throw linkGone();
       const page = await pageOf(
         { link, room, visit: session, state: { step: 'session', session: visitorSessionOf(session) } },
