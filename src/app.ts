@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { guardApi } from './core/auth.js';
+import { assertSameOrigin, guardApi } from './core/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
 import { withUniqueOperationIds } from './core/openapi.js';
@@ -225,6 +225,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(oidcRoutes, { oidc: services.oidc, cookie: sessionCookie });
   await app.register(async (visitorPages) => {
     await visitorPages.register(cookie, visitCookies);
+    // Gate forms, checkouts and page beacons change what a visit holds: a form posted from another site
+    // would begin a visit in the victim's browser under an address the attacker chose (into the
+    // watermark and the owner's analytics). Only our own pages post them.
+    visitorPages.addHook('onRequest', async (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request, publicOrigin);
+    });
     await visitorPages.register(portalRoutes, {
       prefix: '/p',
       portals: services.portalAccess,

@@ -253,7 +253,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const otp = createOtpService({ db, clock, counter });
   const accessRequestRecords = createAccessRequestRecords({ db });
   const blockList = createBlockListService({ db, clock, audit });
-  const viewAlerts = createViewAlertsService({ db, clock, users, accounts: accountRecords, mail: notifications, audit, log });
+  const viewAlerts = createViewAlertsService({ db, clock, users, members, accounts: accountRecords, mail: notifications, audit, log });
   const visits = createVisitsService({
     db,
     clock,

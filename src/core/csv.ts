@@ -7,7 +7,8 @@ function csvCell(value: CsvCell): string {
   if (value === null) return '';
   if (typeof value === 'number') return String(value);
   const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
+  // Quoted with a semicolon or tab too: a spreadsheet set to split on those would start a new cell there, which could be a formula.
+  return /[",;\t\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** Lines of RFC 4180 text (each ended by CRLF, quoted where needed), with text cells made inert for spreadsheets. */

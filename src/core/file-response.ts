@@ -15,6 +15,16 @@ export function sendCsv(reply: FastifyReply, fileName: string, lines: AsyncItera
   return reply.type('text/csv; charset=utf-8').header('content-disposition', contentDisposition('attachment', fileName)).send(Readable.from(lines));
 }
 
+/**
+ * Types a browser never runs, so a file keeps its own when saved. Any other (HTML, SVG, XML, scripts,
+ * stylesheets…) leaves as bytes: even as an attachment, a `<script src>` or `<link rel=stylesheet>`
+ * on one of our pages would run an uploaded file of that type, since CSP's 'self' admits it.
+ */
+const INERT_TYPES =
+  /^(image\/(png|jpeg|gif|webp|avif|tiff|bmp)|video\/[\w.+-]+|audio\/[\w.+-]+|text\/(plain|csv)|application\/(pdf|zip|msword|rtf|vnd\.[\w.+-]+))$/i;
+
+const savedType = (mime: string) => (INERT_TYPES.test(mime) ? mime : 'application/octet-stream');
+
 export interface FileBody {
   name: string;
   mime: string;
@@ -38,7 +48,8 @@ export async function sendFile(
     return reply.code(416).header('content-range', `bytes */${file.size}`).send({ error: 'Range not satisfiable' });
   }
   reply
-    .header('content-type', file.mime)
+    .header('content-type', disposition === 'attachment' ? savedType(file.mime) : file.mime)
+    .header('x-content-type-options', 'nosniff')
     .header('content-disposition', contentDisposition(disposition, file.name))
     .header('accept-ranges', 'bytes')
     .header('cache-control', 'private, no-store');

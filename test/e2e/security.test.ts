@@ -263,3 +263,56 @@ test('an expected 503 (payments not configured) is logged as a warning, not as a
   assert.ok(lines.length > 0, 'the refusal is logged');
   for (const line of lines) assert.equal((JSON.parse(line) as { level: number }).level, 40, line);
 });
+
+test("a visitor page's forms are taken from its own pages only: another site's form cannot begin a visit in its visitor's browser", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'terms', 'terms.txt', { requireEmail: '1' });
+  const post = (headers: Record<string, string>) =>
+    fetch(`${app.url}/v/${linkId}/email`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: 'email=framed%40victim.example',
+    });
+
+  const crossSites: Record<string, string>[] = [
+    { origin: 'http://attacker.test' },
+    { origin: 'null' },
+    { 'sec-fetch-site': 'cross-site' },
+    { 'sec-fetch-site': 'same-site' },
+  ];
+  for (const crossSite of crossSites) {
+    const refused = await post(crossSite);
+    assert.equal(refused.status, 403, JSON.stringify(crossSite));
+    assert.equal(refused.headers.getSetCookie().length, 0, 'no visit begins');
+  }
+  const ours = await post({ origin: app.url, 'sec-fetch-site': 'same-origin' });
+  assert.equal(ours.status, 303, 'the page itself posts it');
+  assert.equal((await post({})).status, 303, 'a client that names no origin (curl, an older browser) is not a cross-site form');
+});
+
+test('a saved file keeps its type only when no browser runs it: scripts, stylesheets, HTML and SVG leave as bytes', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const saved = async (content: string, name: string, fields: Record<string, string> = {}) => {
+    const linkId = await createLink(http, content, name, { allowDownload: '1', ...fields });
+    const { response } = await downloadOriginal(app.url, linkId, await downloadToken(http, linkId, 2));
+    assert.equal(response.status, 200, name);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff', name);
+    const visitor = new VisitorClient(app.url);
+    assert.equal((await visitor.get(`/v/${linkId}`)).status, 200);
+    const shown = await visitor.get(`/v/${linkId}/download`);
+    assert.equal(shown.status, 200, name);
+    return [response.headers.get('content-type'), shown.headers.get('content-type')];
+  };
+  for (const [content, name] of [
+    ['window.stolen = document.cookie', 'widget.js'],
+    ['body { background: url(//attacker.test) }', 'theme.css'],
+    ['<script>alert(1)</script>', 'page.html'],
+    ['<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'logo.svg'],
+  ]) {
+    assert.deepEqual(await saved(content!, name!), ['application/octet-stream', 'application/octet-stream'], name);
+  }
+  assert.deepEqual(await saved('plain words', 'notes.txt'), ['text/plain', 'text/plain'], 'an inert type is kept');
+});

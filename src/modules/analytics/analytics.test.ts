@@ -361,6 +361,8 @@ test('CSV cells are quoted where needed and never start a formula', async () => 
     ['@cmd', 7],
     ['\tx', 8],
     ['=HYPERLINK("http://evil", "x")', 9],
+    ['Mozilla;=1+1', 10],
+    ['a\t=1+1', 11],
   ];
   let text = '';
   const pages = csvByPages({ header: ['name', 'n'], pageSize: 100, readPage: async () => rows, cursorAfter: () => 0, cells: (row) => row });
@@ -378,8 +380,10 @@ test('CSV cells are quoted where needed and never start a formula', async () => 
       "'+1,5",
       "'-1,6",
       "'@cmd,7",
-      "'\tx,8",
+      `"'\tx",8`,
       `"'=HYPERLINK(""http://evil"", ""x"")",9`,
+      '"Mozilla;=1+1",10',
+      '"a\t=1+1",11',
       '',
     ].join('\r\n'),
   );

@@ -6,6 +6,7 @@ import { scheduledJob } from '../../core/periodic-job.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { maskIp } from '../events/event-types.js';
+import type { MembersService } from '../members/members.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { alertedSince, deleteOldAlerts, findAlertMode, insertAlert, listDigestDue, markDigested, saveAlertMode } from './view-alerts.repo.js';
 
@@ -34,28 +35,31 @@ export interface ViewAlertMailer {
 }
 
 /**
- * Tells a link's maker (else the account's address) who opened it: one e-mail per visitor and
+ * Tells a link's maker (else, or once they left, the account's address) who opened it: one e-mail per visitor and
  * link per hour, or, when the account asks, one digest per day of the previous UTC day's views.
  */
 export function createViewAlertsService(deps: {
   db: Db;
   clock: Clock;
   users: Pick<UsersService, 'byId'>;
+  members: Pick<MembersService, 'roleIn'>;
   accounts: Pick<AccountRecords, 'byId'>;
   mail: ViewAlertMailer;
   audit: Pick<AuditLog, 'record'>;
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }) {
-  const { db, clock, users, accounts, mail, audit, log } = deps;
+  const { db, clock, users, members, accounts, mail, audit, log } = deps;
 
   async function modeOf(accountId: number, executor: Executor = db): Promise<ViewAlertMode> {
     const row = await findAlertMode(executor, accountId);
     return row?.mode === 'daily' ? 'daily' : 'each';
   }
 
+  /** The link's maker while they are still a member, enabled; else (they left, or a key made it) the account's address. */
   async function recipientOf(link: Pick<LinkRow, 'account_id' | 'created_by'>, executor: Executor): Promise<string | undefined> {
     const maker = link.created_by === null ? undefined : await users.byId(link.created_by, executor);
-    return maker?.email ?? (await accounts.byId(link.account_id, executor))?.email;
+    const member = maker && maker.disabled_at === null && (await members.roleIn(maker.id, link.account_id, executor)) !== null;
+    return member ? maker.email : (await accounts.byId(link.account_id, executor))?.email;
   }
 
   /** Sends the digests of every day before today (UTC): one mail per account and recipient. */

@@ -50,6 +50,24 @@ test("view alerts: the link's maker hears of each visitor once an hour, through 
   assert.ok(!smtp.received.some((mail) => mail.subject.includes('Quiet.txt')));
 });
 
+test("a maker who left the account, or was disabled, hears no more of their links' visitors: the account's address does", async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail } = await app.createAccount('professional');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  for (const leaves of ['removed', 'disabled'] as const) {
+    const maker = await signedInPerson(app, accountId, 'member');
+    const made = await maker.client.post('/api/upload', uploadForm('numbers', `Made by the ${leaves} one.txt`, { requireEmail: '1' }));
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    if (leaves === 'removed') assert.equal((await owner.client.delete(`/api/members/${maker.userId}`)).status, 204);
+    else await app.runtime.database.db.updateTable('users').set({ disabled_at: Date.now() }).where('id', '=', maker.userId).execute();
+
+    await opens(app.url, made.body.id, 'ana@example.org');
+    await smtp.waitFor(accountEmail, (mail) => mail.subject.includes(`Made by the ${leaves} one.txt`));
+    assert.ok(!smtp.received.some((mail) => mail.to.includes(maker.email)), `the ${leaves} maker is told nothing`);
+  }
+});
+
 test('daily digest: views wait for the next UTC day, one digest per recipient, sent once', async (t) => {
   const smtp = await startSmtp(t);
   let now = Date.UTC(2026, 10, 24, 9, 0);
