@@ -85,14 +85,14 @@ function applyRateLimit({ count, resetAt }: WindowHit, reply: FastifyReply, perM
  * one the request was addressed to (a test server on a random port, a second public name).
  */
 export function assertSameOrigin(request: FastifyRequest, publicOrigin: string): void {
-  const origin = request.headers.origin;
-  if (origin !== undefined && origin !== publicOrigin && origin !== `${request.protocol}://${request.host}`) {
-    throw forbidden('Cross-site request refused: this request must come from linkvault itself');
-  }
+  const refused = () => forbidden('Cross-site request refused: this request must come from linkvault itself');
   const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') {
-    throw forbidden('Cross-site request refused: this request must come from linkvault itself');
-  }
+  if (site !== undefined && site !== 'same-origin') throw refused();
+  const origin = request.headers.origin;
+  // A page sent with `Referrer-Policy: no-referrer` (the visitor pages) posts its forms with `Origin: null`;
+  // the browser's own Sec-Fetch-Site, which no page can set, still says where they come from.
+  if (origin === 'null' && site === 'same-origin') return;
+  if (origin !== undefined && origin !== publicOrigin && origin !== `${request.protocol}://${request.host}`) throw refused();
 }
 
 function assertCsrfToken(request: FastifyRequest, expected: string): void {

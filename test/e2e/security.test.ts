@@ -289,6 +289,8 @@ test("a visitor page's forms are taken from its own pages only: another site's f
   }
   const ours = await post({ origin: app.url, 'sec-fetch-site': 'same-origin' });
   assert.equal(ours.status, 303, 'the page itself posts it');
+  const sentByChromium = await post({ origin: 'null', 'sec-fetch-site': 'same-origin' });
+  assert.equal(sentByChromium.status, 303, 'as Chromium posts it from a page without a referrer: the origin hidden, the site same-origin');
   assert.equal((await post({})).status, 303, 'a client that names no origin (curl, an older browser) is not a cross-site form');
 });
 
