@@ -94,7 +94,8 @@ test('a host name resolving to loopback is refused when connecting', async (t) =
   const client = createSafeHttpClient({ allowPrivateAddresses: false });
   await assert.rejects(
     client.postJson(`https://localhost:${port}/hook`, {}),
-    /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/,
+    // The address itself stays out of the message, which reaches the account (a webhook's deliveries): no map of internal names.
+    (error: Error) => /^localhost resolves to an address that is not public$/.test(error.message),
   );
   assert.equal(server.hits.length, 0);
 });
@@ -116,7 +117,7 @@ test('the check runs on the addresses the socket will use (DNS rebinding fails)'
   ];
   await assert.rejects(
     new Promise((done, fail) => guardedLookup(mixed)('mixed.example', { all: true }, (error, address) => (error ? fail(error) : done(address)))),
-    /10\.1\.2\.3/,
+    /mixed\.example resolves to an address that is not public$/,
   );
 });
 

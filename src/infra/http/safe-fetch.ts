@@ -28,7 +28,7 @@ export function guardedLookup(resolver: Resolver = systemResolver): LookupFuncti
       (addresses) => {
         const refused = addresses.find((candidate) => !isPublicAddress(candidate.address));
         if (refused) {
-          callback(new RefusedDestinationError(`${hostname} resolves to ${refused.address}, which is not a public address`), '');
+          callback(new RefusedDestinationError(`${hostname} resolves to an address that is not public`), '');
         } else if (addresses.length === 0) {
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         } else if (options.all) {

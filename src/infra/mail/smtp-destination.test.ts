@@ -60,7 +60,10 @@ test('refused: private, loopback, link-local and unspecified literals in any not
 
 test('a name is resolved when connecting, refused if any address is not public, else pinned to the address checked', async () => {
   await assert.rejects(pinToPublicAddress(settingsFor('smtp.acme.test'), resolvesTo('127.0.0.1')), RefusedSmtpHostError);
-  await assert.rejects(pinToPublicAddress(settingsFor('smtp.acme.test'), resolvesTo('93.184.216.34', '10.1.2.3')), /resolves to 10\.1\.2\.3/);
+  await assert.rejects(
+    pinToPublicAddress(settingsFor('smtp.acme.test'), resolvesTo('93.184.216.34', '10.1.2.3')),
+    (error: Error) => /smtp\.acme\.test resolves to an address that is not public$/.test(error.message) && !error.message.includes('10.1.2.3'),
+  );
   await assert.rejects(pinToPublicAddress(settingsFor('smtp.acme.test'), resolvesTo('::ffff:169.254.169.254')), RefusedSmtpHostError);
   let looked = 0;
   await assert.rejects(
@@ -120,7 +123,7 @@ test('the mailer fails a refused message at once, logs the account, and never se
   const [row] = await listMail(handle.db);
   assert.equal(row?.status, 'failed');
   assert.equal(row?.attempts, 1);
-  assert.match(row?.last_error ?? '', /rebound\.acme\.test resolves to 127\.0\.0\.1/);
+  assert.match(row?.last_error ?? '', /rebound\.acme\.test resolves to an address that is not public/);
   assert.equal(system.received.length, 0);
   assert.deepEqual(
     log.entries.map((entry) => entry.level),

@@ -42,8 +42,7 @@ export async function pinToPublicAddress(settings: MailTransportSettings, lookup
   if (isIpLiteral(host)) return { ...settings, host };
   const addresses = await lookupHost(host);
   const refused = addresses.find((candidate) => !isPublicAddress(candidate.address));
-  if (refused)
-    throw new RefusedSmtpHostError(`the account's SMTP host is refused: ${host} resolves to ${refused.address}, which is not a public address`);
+  if (refused) throw new RefusedSmtpHostError(`the account's SMTP host is refused: ${host} resolves to an address that is not public`);
   // No address is a DNS problem that may go away: an ordinary failure, retried.
   if (addresses.length === 0) throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' });
   // IPv4 first, as nodemailer itself prefers: a host without IPv6 routes still gets through.
