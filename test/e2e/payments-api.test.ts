@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import sharp from 'sharp';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLink, sha256, uploadFile } from '../helpers/files.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
@@ -329,4 +330,27 @@ test("a buyer keeps the original after the owner deactivates the link or it expi
   now += 25 * 3_600_000;
   assert.equal((await fetch(`${app.url}/api/links/${linkId}/download-original?token=${ownerToken}`)).status, 410);
   assert.equal((await fetch(receiptUrl)).status, 200, 'expired but not yet deleted: the buyer still downloads');
+});
+
+test('a sold picture is shown smaller than the original, and a sold recording is not played: the original is what is bought', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const photo = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#2a6f4e' } })
+    .jpeg()
+    .toBuffer();
+  const { linkId: pictureId } = await sellerWithPaidLink(app, stripe, photo, 'harbour.jpg');
+  const visitor = new VisitorClient(app.url);
+  const page = await visitor.get(`/v/${pictureId}`);
+  assert.match(page.text, /Download the original — €12\.00/);
+  const shown = await visitor.get(`/v/${pictureId}/content`);
+  assert.equal(shown.status, 200);
+  assert.equal(shown.headers.get('content-type'), 'image/jpeg');
+  assert.notEqual(sha256(shown.bytes), sha256(photo), 'not the original');
+  const { width, height } = await sharp(shown.bytes).metadata();
+  assert.deepEqual([width, height], [1024, 683], 'at most 1024 px on its longer side');
+
+  const { linkId: filmId } = await sellerWithPaidLink(app, stripe, randomBytes(4096), 'film.mp4');
+  const filmPage = await visitor.get(`/v/${filmId}`);
+  assert.match(filmPage.text, /Download the original — €12\.00/);
+  assert.ok(!filmPage.text.includes('<video'), 'no player');
+  assert.equal((await visitor.get(`/v/${filmId}/content`)).status, 403, 'nor any stream of it');
 });

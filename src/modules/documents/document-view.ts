@@ -21,22 +21,30 @@ const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/we
  * How a file is shown; with a watermark, only what can carry the mark is shown at all. PDFs and
  * Office files are shown as page images drawn on the server (the mark burned into their pixels).
  */
-export function presentationOf(file: Pick<LinkRow, 'mime' | 'name' | 'kind'>, watermark: boolean): Presentation {
+export function presentationOf(file: Pick<LinkRow, 'mime' | 'name' | 'kind' | 'require_payment'>, watermark: boolean): Presentation {
   const { mime } = file;
   if (isPaged(file)) return 'pages';
   if (INLINE_IMAGES.has(mime)) return !watermark || canWatermarkImage(mime) ? 'image' : 'unmarkable';
   if (watermark) return 'unmarkable';
+  // Playing a recording streams all of it: a sold one is what the link sells, only bought.
+  if (isSold(file)) return 'download';
   if (mime.startsWith('video/')) return 'video';
   if (mime.startsWith('audio/')) return 'audio';
   return 'download';
 }
+
+/** Whether the link sells its original: the viewer then shows a sold picture only smaller (SOLD_IMAGE_SIDE), and plays no sold recording. */
+export const isSold = (file: Pick<LinkRow, 'require_payment'>) => file.require_payment === 1;
+
+/** The longer side, in pixels, of the copy of a sold picture the viewer shows: the original is what is bought. */
+export const SOLD_IMAGE_SIDE = 1024;
 
 /**
  * Whether a visitor may be given the file itself (when the owner allows downloads): what can
  * carry the mark when it must (a stamped PDF or image), and an Office file only as it is, with
  * no mark and no preview cut to apply.
  */
-export function isDownloadable(file: Pick<LinkRow, 'mime' | 'name' | 'kind' | 'preview_pages'>, watermark: boolean): boolean {
+export function isDownloadable(file: Pick<LinkRow, 'mime' | 'name' | 'kind' | 'preview_pages' | 'require_payment'>, watermark: boolean): boolean {
   const presentation = presentationOf(file, watermark);
   if (presentation === 'pages' && file.mime !== 'application/pdf') return !watermark && file.preview_pages === null;
   return presentation !== 'unmarkable';
@@ -49,7 +57,7 @@ export function isWatermarked(file: Pick<LinkRow, 'has_watermark'>, room: Pick<L
 
 /** A paid file that can only be downloaded, not shown, is what the link sells: the viewer does not give it away. */
 export function assertNotSoldOnly(file: Pick<LinkRow, 'require_payment' | 'mime' | 'name' | 'kind'>, watermark: boolean): void {
-  if (file.require_payment === 1 && presentationOf(file, watermark) === 'download') {
+  if (isSold(file) && presentationOf(file, watermark) === 'download') {
     throw forbidden('This file is for sale: buy the original to download it');
   }
 }

@@ -10,10 +10,10 @@ import type { EncryptedFile, FileReader } from '../files/file-reader.js';
 import type { LinksService } from '../links/links.service.js';
 import type { Visitor, VisitorSession } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
-import { assertNotSoldOnly, isDownloadable, isWatermarked, presentationOf, stampFor } from './document-view.js';
+import { assertNotSoldOnly, isDownloadable, isSold, isWatermarked, presentationOf, SOLD_IMAGE_SIDE, stampFor } from './document-view.js';
 import * as repo from './documents.repo.js';
 import { tooManyPages } from './renditions.js';
-import { preparePdf, watermarkImage, type WatermarkStamp } from './watermark/index.js';
+import { imageCopy, preparePdf, type WatermarkStamp } from './watermark/index.js';
 
 /** The stored original, sent as it is (Range requests served from `open`). */
 export interface StreamedContent {
@@ -64,11 +64,13 @@ export function createDocumentsService(deps: {
   }
   const preparing = createConcurrencyLimit(CONCURRENT_PREPARATIONS);
 
-  /** The copy this visit receives: stamped and/or cut, made one or two at a time. */
+  /** The copy this visit receives: stamped and/or cut (a sold picture made smaller), made one or two at a time. */
   function prepare(stored: EncryptedFile, file: LinkRow, presentation: 'pdf' | 'image', stamp: WatermarkStamp | undefined) {
     return preparing(async () => {
       const original = await reader.read(stored);
-      if (presentation === 'image') return { ...(await watermarkImage(original, stamp!)), totalPages: undefined };
+      if (presentation === 'image') {
+        return { ...(await imageCopy(original, { stamp, ...(isSold(file) && { maxSide: SOLD_IMAGE_SIDE }) })), totalPages: undefined };
+      }
       const pdf = await preparePdf(original, { stamp, previewPages: file.preview_pages });
       return {
         bytes: Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.byteLength),
@@ -87,7 +89,11 @@ export function createDocumentsService(deps: {
       throw notFound('A shown form of this document');
     }
     const copyKind =
-      file.mime === 'application/pdf' && (watermark || file.preview_pages !== null) ? 'pdf' : presentation === 'image' && watermark ? 'image' : null;
+      file.mime === 'application/pdf' && (watermark || file.preview_pages !== null)
+        ? 'pdf'
+        : presentation === 'image' && (watermark || isSold(file))
+          ? 'image'
+          : null;
     if (!copyKind) {
       return {
         kind: 'stream',

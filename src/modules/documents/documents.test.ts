@@ -110,7 +110,7 @@ const bytesOf = (content: DocumentContent) =>
   content.kind === 'bytes' ? content.bytes : assert.fail(`expected a prepared copy, got ${content.kind}`);
 
 test('presentation: PDFs and Office files as pages; only what can carry the mark is shown when watermarked; SVG and HTML are downloads', () => {
-  const file = (mime: string, name = 'file') => ({ mime, name, kind: 'file' as const });
+  const file = (mime: string, name = 'file', require_payment = 0) => ({ mime, name, kind: 'file' as const, require_payment });
   assert.equal(presentationOf(file('application/pdf', 'deck.pdf'), true), 'pages');
   assert.equal(presentationOf(file('application/vnd.openxmlformats-officedocument.presentationml.presentation', 'deck.pptx'), true), 'pages');
   assert.equal(presentationOf(file('image/png'), true), 'image');
@@ -121,6 +121,9 @@ test('presentation: PDFs and Office files as pages; only what can carry the mark
   assert.equal(presentationOf(file('audio/mpeg'), false), 'audio');
   assert.equal(presentationOf(file('video/mp4'), true), 'unmarkable');
   assert.equal(presentationOf(file('application/zip', 'data.zip'), true), 'unmarkable');
+  assert.equal(presentationOf(file('video/mp4', 'film.mp4', 1), false), 'download', 'a sold recording is not played: it is what is bought');
+  assert.equal(presentationOf(file('audio/mpeg', 'song.mp3', 1), false), 'download');
+  assert.equal(presentationOf(file('image/png', 'photo.png', 1), false), 'image', 'a sold picture is shown, smaller');
 });
 
 test('a file in a data room is watermarked if it or its room says so', () => {

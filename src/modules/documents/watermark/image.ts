@@ -28,15 +28,17 @@ export function canWatermarkImage(mime: string): boolean {
 }
 
 /**
- * Burns the mark into an image, after applying its EXIF orientation (the copy carries no
- * EXIF, so it must already stand the right way). Only the first frame of an animation.
+ * The copy of an image a visitor is shown: with `stamp`, the mark burned in; with `maxSide`, no larger
+ * than that on its longer side (what a sold picture is shown at). Its EXIF orientation applied (the copy
+ * carries no EXIF, so it must already stand the right way); only the first frame of an animation.
  */
-export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): Promise<{ bytes: Buffer; mime: string }> {
+export async function imageCopy(original: Buffer, options: { stamp?: WatermarkStamp; maxSide?: number }): Promise<{ bytes: Buffer; mime: string }> {
   const { default: sharp } = await import('sharp');
   const image = sharp(original, { autoOrient: true });
   const metadata = await image.metadata().catch((error: unknown) => {
     throw new UnreadableImageError({ cause: error });
   });
+  if (options.maxSide !== undefined) image.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside', withoutEnlargement: true });
   // A header that parses over pixels that do not (a truncated upload) fails only here.
   const { data, info } = await image
     .toColourspace('srgb')
@@ -45,15 +47,15 @@ export async function watermarkImage(original: Buffer, stamp: WatermarkStamp): P
     .catch((error: unknown) => {
       throw new UnreadableImageError({ cause: error });
     });
-  blendSprite(data, info.width, info.height, info.channels, await drawStampSprite(stamp, info.width, info.height));
+  if (options.stamp) blendSprite(data, info.width, info.height, info.channels, await drawStampSprite(options.stamp, info.width, info.height));
 
   const format = metadata.format in KEPT_FORMATS ? (metadata.format as keyof typeof KEPT_FORMATS) : 'png';
-  const marked = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
-  if (format === 'jpeg') marked.jpeg({ quality: 90 });
-  else if (format === 'webp') marked.webp({ quality: 90 });
-  else marked.png();
+  const copy = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+  if (format === 'jpeg') copy.jpeg({ quality: 90 });
+  else if (format === 'webp') copy.webp({ quality: 90 });
+  else copy.png();
   try {
-    return { bytes: await marked.toBuffer(), mime: KEPT_FORMATS[format] };
+    return { bytes: await copy.toBuffer(), mime: KEPT_FORMATS[format] };
   } finally {
     releaseBuffer(data);
   }

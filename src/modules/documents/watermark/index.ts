@@ -6,7 +6,7 @@ import { loadWatermarkFont } from './font.js';
 import { canWatermarkImage } from './image.js';
 import type * as PdfMarking from './pdf.js';
 
-export { UnreadableImageError, canWatermarkImage, stampPageImage, watermarkImage } from './image.js';
+export { UnreadableImageError, canWatermarkImage, stampPageImage, imageCopy } from './image.js';
 export { releaseBuffer } from './release-buffer.js';
 export { drawStampSprite, type StampSprite } from './sprite.js';
 export type { PreparePdfOptions, PreparedPdf } from './pdf.js';

@@ -9,7 +9,7 @@ import {
   canWatermark,
   canWatermarkImage,
   preparePdf,
-  watermarkImage,
+  imageCopy,
   watermarkText,
   type WatermarkStamp,
 } from './index.js';
@@ -255,7 +255,7 @@ test('a PNG and a JPEG come back marked, in their format, at their size', async 
   for (const format of ['png', 'jpeg'] as const) {
     const image = sharp({ create: { width: 640, height: 400, channels: 3, background } });
     const original = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
-    const marked = await watermarkImage(original, stamp);
+    const marked = await imageCopy(original, { stamp });
     assert.equal(marked.mime, `image/${format}`);
     assert.notDeepEqual(marked.bytes, original);
     const metadata = await sharp(marked.bytes).metadata();
@@ -270,13 +270,13 @@ test('XML-special identities, GIFs and EXIF-rotated JPEGs', async () => {
   const original = await sharp({ create: { width: 300, height: 200, channels: 3, background } })
     .png()
     .toBuffer();
-  const marked = await watermarkImage(original, { ...stamp, identity: '<a&b>@x.com"\'' });
+  const marked = await imageCopy(original, { stamp: { ...stamp, identity: '<a&b>@x.com"\'' } });
   assert.ok((await changedPixels(original, marked.bytes)) > 0);
 
   const gif = await sharp({ create: { width: 120, height: 80, channels: 3, background } })
     .gif()
     .toBuffer();
-  const fromGif = await watermarkImage(gif, stamp);
+  const fromGif = await imageCopy(gif, { stamp });
   assert.equal(fromGif.mime, 'image/png');
   assert.equal((await sharp(fromGif.bytes).metadata()).format, 'png');
 
@@ -285,7 +285,7 @@ test('XML-special identities, GIFs and EXIF-rotated JPEGs', async () => {
     .jpeg()
     .withMetadata({ orientation: 6 })
     .toBuffer();
-  const upright = await watermarkImage(sideways, stamp);
+  const upright = await imageCopy(sideways, { stamp });
   const metadata = await sharp(upright.bytes).metadata();
   assert.deepEqual([metadata.width, metadata.height, metadata.orientation], [200, 300, undefined]);
 });
@@ -295,7 +295,7 @@ test('an image sharp cannot decode is an UnreadableImageError (422)', async () =
     .png()
     .toBuffer();
   for (const bytes of [Buffer.from('not an image'), png.subarray(0, 100)]) {
-    await assert.rejects(watermarkImage(bytes, stamp), (error: unknown) => {
+    await assert.rejects(imageCopy(bytes, { stamp }), (error: unknown) => {
       assert.ok(error instanceof UnreadableImageError, String(error));
       assert.equal(error.status, 422);
       return true;
