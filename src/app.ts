@@ -45,6 +45,10 @@ import { portalRoutes } from './viewer/portal.routes.js';
 import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
 
+const API_REFERENCE_POLICY =
+  "default-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'none'; " +
+  "img-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'";
+
 /**
  * `TRUST_PROXY` as Fastify takes it. A number of proxies trusts that many hops from our socket
  * (Fastify itself refuses plain hop counts, since it cannot tell whether a proxy is really there;
@@ -115,7 +119,9 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     transformObject: (documentObject) =>
       'openapiObject' in documentObject ? withUniqueOperationIds(documentObject.openapiObject) : documentObject.swaggerObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API reference runs on our origin, beside /app: as strict a policy as Swagger UI allows (its
+  // style attributes need inline styles; no inline script, no framing, no other origin).
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: API_REFERENCE_POLICY });
   app.get('/api/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

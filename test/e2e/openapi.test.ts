@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startApp } from '../helpers/app.js';
+import { closeBrowser } from '../helpers/browser.js';
+import { watchedPage } from '../helpers/dashboard.js';
+
+after(closeBrowser);
 
 test('the OpenAPI document: every operation has its own camelCase operationId', async (t) => {
   const app = await startApp(t);
@@ -23,4 +27,18 @@ test("the OpenAPI document passes Redocly's recommended rules with no warning", 
   const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config });
   const described = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`);
   assert.deepEqual(described, []);
+});
+
+test('the API reference at /docs runs under a policy that allows no inline script and no framing, and still shows every group', async (t) => {
+  const app = await startApp(t);
+  const answer = await fetch(`${app.url}/docs/static/index.html`);
+  const policy = answer.headers.get('content-security-policy') ?? '';
+  assert.match(policy, /script-src 'self'(;|$)/);
+  assert.match(policy, /frame-ancestors 'none'/);
+  assert.doesNotMatch(policy, /script-src[^;]*unsafe/);
+
+  const page = await watchedPage(t);
+  await page.goto(`${app.url}/docs`);
+  await page.getByRole('heading', { name: 'Downloads' }).waitFor({ timeout: 30_000 });
+  assert.ok((await page.locator('.opblock').count()) >= 60, 'every operation is listed');
 });
