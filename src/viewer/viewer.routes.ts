@@ -35,7 +35,7 @@ interface ViewerDeps {
   /** Counts download attempts per client, shared with the API's download-original. */
   counter: WindowCounter;
   /** The preview picture of a live link, for unfurling apps. */
-  previewImageOf: (linkId: string, roomId?: string) => Promise<Readable>;
+  previewImageOf: (linkId: string, roomId?: string, hostAccountId?: number) => Promise<Readable>;
   publicUrl: string;
   clock: () => number;
 }
@@ -339,8 +339,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   /** The preview picture unfurling apps fetch: public, as the owner chose to show it beside the link. */
   for (const url of onLinkAndInRoom('/preview.png')) {
     app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
-      const { id, childId } = request.params;
-      const image = await (childId ? previewImageOf(childId, id) : previewImageOf(id));
+      const place = placeOf(request.params);
+      const image = await previewImageOf(place.linkId, place.roomId, await accountForHost(request.hostname));
       return reply.type('image/png').header('cache-control', 'public, max-age=300').header('content-disposition', 'inline').send(image);
     });
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test, type TestContext } from 'node:test';
+import sharp from 'sharp';
 import { sha256Hex } from '../../src/infra/crypto/tokens.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { claimVerifiedDomain, startDnsServer } from '../helpers/dns-server.js';
@@ -305,4 +306,19 @@ test("on an account's verified custom domain only its own portals exist", async 
   assert.equal(await statusOnAlicesDomain('/p/alice-clients'), 200);
   assert.equal(await statusOnAlicesDomain('/p/bob-clients'), 404);
   assert.equal((await new VisitorClient(app.url).get('/p/bob-clients')).status, 200, 'PUBLIC_URL serves every account');
+
+  // Nor the preview picture of another account's link.
+  const picture = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#1d4ed8' } })
+    .png()
+    .toBuffer();
+  const withPicture = async (owner: HttpClient) => {
+    const linkId = await createLink(owner, 'x', 'Deck.txt');
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(picture)], { type: 'image/png' }), 'picture');
+    assert.equal((await owner.put(`/api/links/${linkId}/preview-image`, form)).status, 200);
+    return linkId;
+  };
+  const [alicesLink, bobsLink] = [await withPicture(alice.http), await withPicture(bob.http)];
+  assert.equal(await statusOnAlicesDomain(`/v/${alicesLink}/preview.png`), 200);
+  assert.equal(await statusOnAlicesDomain(`/v/${bobsLink}/preview.png`), 404);
 });

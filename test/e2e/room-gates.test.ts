@@ -270,6 +270,8 @@ test("a room names its links by names of its own: a visitor of the room never le
   const preview = await fetch(`${app.url}${child}/preview.png`);
   assert.equal(preview.status, 200);
   assert.equal(preview.headers.get('content-type'), 'image/png');
+  assert.equal((await owner.patch(`/api/links/${room}/active`, { isActive: false })).status, 200);
+  assert.equal((await fetch(`${app.url}${child}/preview.png`)).status, 404, 'not once the room is switched off');
 });
 
 test('a visit begun inside a room is found only there: its cookie does not open the link on its own, past the room', async (t: TestContext) => {

@@ -276,6 +276,11 @@ export function createLinksService(deps: {
     await applySettings(source, id, patch, details);
   }
 
+  /** The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that data room's links. */
+  async function fileAtViewerPath(name: string, roomId?: string): Promise<LinkRow | undefined> {
+    if (!roomId) return repo.findLinkById(db, name);
+    return (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, name));
+  }
   return {
     viewerUrlFor,
     newLinkId: () => randomBase62(22),
@@ -533,11 +538,15 @@ export function createLinksService(deps: {
      * The preview picture of a live, active link, for the apps that unfurl it (public: the owner
      * chose to show it): link `id`, or the link a room names `id` when `roomId` is given.
      */
-    async previewImageOf(id: string, roomId?: string) {
-      const link = roomId
-        ? (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, id))
-        : await repo.findLinkById(db, id);
-      if (!link?.preview_image_key || !isListedForVisitors(link, clock())) throw notFound('Preview image');
+    /**
+     * The preview picture of the link a viewer path names, while visitors may open it there: the link
+     * (and the room it is opened in) switched on and not expired; on an account's own domain, its links only.
+     */
+    async previewImageOf(id: string, roomId?: string, hostAccountId?: number) {
+      const [link, room] = await Promise.all([fileAtViewerPath(id, roomId), roomId ? repo.findLinkById(db, roomId) : undefined]);
+      const now = clock();
+      const listed = link && isListedForVisitors(link, now) && (!roomId || (room !== undefined && isListedForVisitors(room, now)));
+      if (!listed || !link.preview_image_key || (hostAccountId !== undefined && link.account_id !== hostAccountId)) throw notFound('Preview image');
       return blobs.get(link.preview_image_key);
     },
 
@@ -653,11 +662,7 @@ export function createLinksService(deps: {
     /** Any account's link by id, for the visitor pages (the id itself is the capability). */
     findForVisitor: (id: string) => repo.findLinkById(db, id),
 
-    /** The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that data room's links. */
-    async fileAtViewerPath(name: string, roomId?: string): Promise<LinkRow | undefined> {
-      if (!roomId) return repo.findLinkById(db, name);
-      return (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, name));
-    },
+    fileAtViewerPath,
 
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
 
