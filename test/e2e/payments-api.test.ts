@@ -155,6 +155,8 @@ test('checkout needs a view session of the link; with one it is a destination ch
   assert.equal(request.payment_intent_data.application_fee_amount, '120');
   assert.deepEqual(request.metadata, { link_id: linkId, link_version: '1' });
   assert.equal(request.success_url, `${app.url}/v/${linkId}?session_id={CHECKOUT_SESSION_ID}`);
+  const lifetime = Number(request.expires_at) - Date.now() / 1000;
+  assert.ok(lifetime > 3500 && lifetime <= 3600, `payable for an hour, not Stripe's default day (${lifetime} s)`);
 
   const badEmail = await stranger.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'not an address' });
   assert.equal(badEmail.status, 400);

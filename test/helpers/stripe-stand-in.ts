@@ -182,7 +182,8 @@ export async function startStripeStandIn(t: TestContext) {
         customer: null,
         customer_details: null,
         customer_email: params.customer_email ?? null,
-        expires_at: now() + 86_400,
+        // Stripe's default is a day; a caller may ask for 30 minutes to 24 hours.
+        expires_at: params.expires_at ? Number(params.expires_at) : now() + 86_400,
         livemode: false,
         metadata: params.metadata ?? {},
         mode: params.mode,

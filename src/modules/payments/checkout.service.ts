@@ -16,6 +16,9 @@ import { callStripe, requireStripe, retrieveOrNull, type Stripe } from './stripe
 export const PURCHASE_DOWNLOADS = 5;
 export const PURCHASE_WINDOW_MS = 7 * 86_400_000;
 
+/** How long a started checkout may be paid (Stripe allows 30 minutes to a day). */
+const CHECKOUT_LIFETIME_SECONDS = 3600;
+
 const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
 
 /** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
@@ -80,6 +83,9 @@ export function createCheckoutService(deps: {
           ],
           payment_intent_data: { transfer_data: { destination }, ...(fee > 0 && { application_fee_amount: fee }), metadata },
           metadata,
+          // Not Stripe's default day: a checkout is paid at the price it was started with, so one left
+          // open would still buy the file after the owner raised its price or replaced it.
+          expires_at: Math.floor(clock() / 1000) + CHECKOUT_LIFETIME_SECONDS,
           success_url: `${returnUrl}?session_id={CHECKOUT_SESSION_ID}`,
           cancel_url: returnUrl,
         }),
