@@ -318,3 +318,27 @@ test('a saved file keeps its type only when no browser runs it: scripts, stylesh
   }
   assert.deepEqual(await saved('plain words', 'notes.txt'), ['text/plain', 'text/plain'], 'an inert type is kept');
 });
+
+test('access requests: at most 5 per client per link in an hour and 50 per link, each one mail to the owner, none past the limit', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'board deck', 'deck.txt', { requiresApproval: '1' });
+  const mailsToOwner = async () =>
+    (await app.runtime.database.db.selectFrom('mail_outbox').select('id').where('subject', 'like', '%is asking to view%').execute()).length;
+
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i += 1) {
+    // No cookie: a new visit each time, as a script would make them.
+    const stranger = new VisitorClient(app.url, { 'x-forwarded-for': '198.51.100.7' });
+    statuses.push((await stranger.post(`/v/${linkId}/access`, { email: `someone${i}@example.net` })).status);
+  }
+  assert.deepEqual(statuses, [303, 303, 303, 303, 303, 429]);
+
+  for (let i = 0; i < 50; i += 1) {
+    const client = new VisitorClient(app.url, { 'x-forwarded-for': `203.0.113.${(i % 10) + 1}` });
+    const answer = await client.post(`/v/${linkId}/access`, { email: `p${i}@example.net` });
+    assert.equal(answer.status, i < 45 ? 303 : 429, `request ${i}`);
+  }
+  assert.equal((await http.get(`/api/links/${linkId}/requests`)).body.requests.length, 50);
+  assert.equal(await mailsToOwner(), 50, 'one mail per request taken, none for a refused one');
+});

@@ -24,6 +24,9 @@ const GATE_WINDOW_MS = 7 * 86_400_000;
 /** Wrong passwords a client may try on one link in 10 minutes, and all clients together in an hour. */
 const PASSWORD_TRIES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
 const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
+// Each access request e-mails the owner and raises an event: a stranger must not be able to flood them.
+const ACCESS_REQUESTS_PER_CLIENT = { limit: 5, windowMs: 60 * 60_000 } as const;
+const ACCESS_REQUESTS_PER_LINK = { limit: 50, windowMs: 60 * 60_000 } as const;
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
 /** Where a visit is begun and found: the data room the link is opened in, or null for the link on its own. */
@@ -276,6 +279,14 @@ export function createVisitsService(deps: {
     return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
   }
 
+  /** Takes a place in each window, in order; 429 with the window's message once one is full. */
+  async function takePlaces(windows: Array<{ key: string; limit: number; windowMs: number; message: string }>): Promise<void> {
+    for (const window of windows) {
+      const { count, resetAt } = await counter.hit(window.key, window.windowMs);
+      if (count > window.limit) throw tooManyRequests((resetAt - clock()) / 1000, window.message);
+    }
+  }
+
   /** Loads the link and the visit, and refuses a form for a step the visitor is not on. */
   async function atStep(linkId: string, visitor: Visitor, steps: GateState['step'][]) {
     const { link, room, state } = await look(linkId, visitor);
@@ -452,10 +463,7 @@ export function createVisitsService(deps: {
           message: 'Too many wrong passwords have been tried on this document; try again later',
         },
       ];
-      for (const window of windows) {
-        const { count, resetAt } = await counter.hit(window.key, window.windowMs);
-        if (count > window.limit) throw tooManyRequests((resetAt - clock()) / 1000, window.message);
-      }
+      await takePlaces(windows);
       if (!(await verifyPassword(password, link.password_hash!))) throw unprocessable('That password is not right');
       await Promise.all(windows.map((window) => counter.release(window.key)));
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
@@ -467,6 +475,14 @@ export function createVisitsService(deps: {
       const { link, roomVisit } = await atStep(linkId, visitor, ['approval-email']);
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
+      await takePlaces([
+        {
+          key: `access:${link.id}:${clientNetworkOf(visitor.ip)}`,
+          ...ACCESS_REQUESTS_PER_CLIENT,
+          message: 'Too many access requests from here; try again later',
+        },
+        { key: `access-link:${link.id}`, ...ACCESS_REQUESTS_PER_LINK, message: 'Too many access requests for this document; try again later' },
+      ]);
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       if (await refused(link, visit, email)) return token;
       await db.transaction().execute(async (trx) => {
