@@ -25,6 +25,19 @@ export async function alertedSince(db: Executor, linkId: string, visitor: string
   return row !== undefined;
 }
 
+/** How many of the link's views were told by their own e-mail since `since`, counting up to `atMost`. */
+export async function mailedSince(db: Executor, linkId: string, since: number, atMost: number): Promise<number> {
+  const rows = await db
+    .selectFrom('view_alerts')
+    .select('id')
+    .where('link_id', '=', linkId)
+    .where('viewed_at', '>', since)
+    .where('in_digest', '=', 0)
+    .limit(atMost)
+    .execute();
+  return rows.length;
+}
+
 export async function insertAlert(
   db: Executor,
   alert: { accountId: number; linkId: string; visitor: string; recipient: string; documentName: string; viewedAt: number; inDigest: boolean },

@@ -8,7 +8,16 @@ import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.
 import { maskIp } from '../events/event-types.js';
 import type { MembersService } from '../members/members.service.js';
 import type { UsersService } from '../users/users.service.js';
-import { alertedSince, deleteOldAlerts, findAlertMode, insertAlert, listDigestDue, markDigested, saveAlertMode } from './view-alerts.repo.js';
+import {
+  alertedSince,
+  deleteOldAlerts,
+  findAlertMode,
+  insertAlert,
+  listDigestDue,
+  mailedSince,
+  markDigested,
+  saveAlertMode,
+} from './view-alerts.repo.js';
 
 export const VIEW_ALERT_MODES = ['each', 'daily'] as const;
 export type ViewAlertMode = (typeof VIEW_ALERT_MODES)[number];
@@ -18,6 +27,12 @@ const DAY_MS = 24 * HOUR_MS;
 /** A digest lists this many views; the rest are counted. */
 const DIGEST_LISTED = 50;
 const DIGEST_BATCH = 5000;
+/**
+ * A link's views told by e-mail of their own in an hour; the rest wait for the next daily digest. An
+ * e-mail gate's address is not verified, so a stranger giving a new one each time must not be able
+ * to send the maker a mail per view.
+ */
+const MAILS_PER_LINK_PER_HOUR = 20;
 
 const utcDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
 const utcMinute = (epochMs: number) => `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -123,7 +138,8 @@ export function createViewAlertsService(deps: {
 
     /**
      * A visitor's view session just opened, in its transaction: tells the link's maker, unless
-     * the link is quiet or this visitor's view of it was told within the hour.
+     * the link is quiet or this visitor's view of it was told within the hour; past the link's
+     * hourly e-mails, in the next daily digest.
      */
     async viewOpened(trx: Executor, link: LinkRow, visitor: { email: string | null; ip: string }): Promise<void> {
       if (link.notify_on_view !== 1) return;
@@ -132,7 +148,9 @@ export function createViewAlertsService(deps: {
       if (await alertedSince(trx, link.id, label, now - HOUR_MS)) return;
       const recipient = await recipientOf(link, trx);
       if (!recipient) return;
-      const daily = (await modeOf(link.account_id, trx)) === 'daily';
+      const daily =
+        (await modeOf(link.account_id, trx)) === 'daily' ||
+        (await mailedSince(trx, link.id, now - HOUR_MS, MAILS_PER_LINK_PER_HOUR)) >= MAILS_PER_LINK_PER_HOUR;
       await insertAlert(trx, {
         accountId: link.account_id,
         linkId: link.id,

@@ -68,6 +68,27 @@ test("a maker who left the account, or was disabled, hears no more of their link
   }
 });
 
+test("a link's views are mailed one by one up to 20 an hour; the rest wait for the daily digest, so invented addresses cannot flood the maker", async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'numbers', 'Q3 numbers.txt', { requireEmail: '1' });
+  for (let i = 0; i < 25; i += 1) await opens(app.url, linkId, `invented${i}@example.org`);
+  await app.runtime.mailer.drain();
+  assert.equal(smtp.received.filter((mail) => mail.to.includes(accountEmail)).length, 20);
+  const waiting = await app.runtime.database.db
+    .selectFrom('view_alerts')
+    .select('visitor')
+    .where('account_id', '=', accountId)
+    .where('in_digest', '=', 1)
+    .execute();
+  assert.deepEqual(
+    waiting.map((row) => row.visitor),
+    [20, 21, 22, 23, 24].map((i) => `invented${i}@example.org`),
+    'nothing is lost: the digest tells the rest',
+  );
+});
+
 test('daily digest: views wait for the next UTC day, one digest per recipient, sent once', async (t) => {
   const smtp = await startSmtp(t);
   let now = Date.UTC(2026, 10, 24, 9, 0);
