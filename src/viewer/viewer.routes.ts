@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, forbidden } from '../core/errors.js';
 import { contentDisposition, sendFile } from '../core/file-response.js';
-import type { WindowCounter } from '../core/rate-limit.js';
+import { limitByClientIp, type WindowCounter } from '../core/rate-limit.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentView } from '../modules/documents/document-view.js';
 import type { DocumentContent, DocumentsService } from '../modules/documents/documents.service.js';
@@ -39,6 +39,8 @@ interface ViewerDeps {
   publicUrl: string;
   clock: () => number;
 }
+
+const CONTENT_PER_MINUTE_PER_CLIENT = 120;
 
 const MESSAGES: Partial<Record<GateState['step'], { status: number; heading: string; text: string }>> = {
   'not-found': { status: 404, heading: 'Document not found', text: 'This link does not exist or has been removed.' },
@@ -345,8 +347,17 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     });
   }
 
+  // A copy made for the visit (stamped, cut, a sold picture made smaller) costs up to seconds of CPU:
+  // ample for a player's range requests and reloads, too few for one client to keep the server busy.
+  const limitCopies = limitByClientIp(
+    counter,
+    'visitor-content',
+    CONTENT_PER_MINUTE_PER_CLIENT,
+    'Too many requests for this document; try again in a minute',
+  );
+
   for (const url of onLinkAndInRoom('/content')) {
-    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+    app.get(url, { onRequest: limitCopies, schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.contentFor(place.linkId, await visitorAt(request, place)));
     });
@@ -354,7 +365,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   /** The Download button's target, when the owner allows it: a file to save, stamped for the visitor when watermarked. */
   for (const url of onLinkAndInRoom('/download')) {
-    app.get(url, { schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+    app.get(url, { onRequest: limitCopies, schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
     });

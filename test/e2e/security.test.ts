@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import sharp from 'sharp';
 import { startApp, testEnv } from '../helpers/app.js';
 import { createLink, downloadOriginal, downloadToken, uploadFile } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
@@ -341,4 +342,31 @@ test('access requests: at most 5 per client per link in an hour and 50 per link,
   }
   assert.equal((await http.get(`/api/links/${linkId}/requests`)).body.requests.length, 50);
   assert.equal(await mailsToOwner(), 50, 'one mail per request taken, none for a refused one');
+});
+
+test("a visitor's copies are bounded: no picture over 40 megapixels is decoded for one, and a client gets 120 a minute", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  // 45 megapixels of white: a few kilobytes to upload, a gigabyte-scale decode per view if it were made.
+  const huge = await sharp({ create: { width: 9000, height: 5000, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
+  const hugeId = await createLink(http, huge, 'poster.png', { hasWatermark: '1' });
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.get(`/v/${hugeId}`)).status, 200);
+  const refused = await visitor.get(`/v/${hugeId}/content`);
+  assert.equal(refused.status, 422);
+  assert.match(JSON.parse(refused.text).error, /too large to be shown here \(over 40 megapixels\)/);
+
+  const small = await createLink(http, 'the memo', 'memo.txt', { allowDownload: '1' });
+  assert.equal((await visitor.get(`/v/${small}`)).status, 200);
+  const statuses: number[] = [];
+  for (let i = 0; i < 119; i += 1) statuses.push((await visitor.get(`/v/${small}/download`)).status);
+  assert.ok(
+    statuses.every((status) => status === 200),
+    'the poster and 119 downloads: 120 this minute',
+  );
+  const limited = await visitor.get(`/v/${small}/download`);
+  assert.equal(limited.status, 429, 'the 121st of this minute');
+  assert.ok(Number(limited.headers.get('retry-after')) > 0);
 });

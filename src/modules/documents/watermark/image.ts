@@ -3,7 +3,7 @@
  * as PDFs, blended into the pixels (sprite.ts). The text is drawn as glyph outlines from DejaVu
  * Sans, so the SVG holds no text node (nothing to escape, no dependence on the server's fonts).
  */
-import { AppError } from '../../../core/errors.js';
+import { AppError, unprocessable } from '../../../core/errors.js';
 import { releaseBuffer } from './release-buffer.js';
 import { blendSprite, drawStampSprite, type StampSprite } from './sprite.js';
 import type { WatermarkStamp } from './stamp.js';
@@ -12,6 +12,12 @@ const MARKABLE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image
 
 /** Formats kept as they came; anything else (gif, avif, tiff) leaves as PNG. */
 const KEPT_FORMATS = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+/**
+ * The largest picture a visitor's copy is made from (an 8000 × 5000 photo). Each copy decodes the
+ * whole picture: a 16 000 px square takes seconds and a gigabyte, on every view of it.
+ */
+export const MAX_COPIED_IMAGE_PIXELS = 40_000_000;
 
 /** An image sharp cannot decode: it cannot be shown marked. */
 export class UnreadableImageError extends AppError {
@@ -38,6 +44,11 @@ export async function imageCopy(original: Buffer, options: { stamp?: WatermarkSt
   const metadata = await image.metadata().catch((error: unknown) => {
     throw new UnreadableImageError({ cause: error });
   });
+  if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_COPIED_IMAGE_PIXELS) {
+    throw unprocessable(
+      `This image is too large to be shown here (over ${MAX_COPIED_IMAGE_PIXELS / 1_000_000} megapixels); ask the sender for a smaller one`,
+    );
+  }
   if (options.maxSide !== undefined) image.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside', withoutEnlargement: true });
   // A header that parses over pixels that do not (a truncated upload) fails only here.
   const { data, info } = await image
