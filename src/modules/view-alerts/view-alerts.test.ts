@@ -74,8 +74,10 @@ test("a link's views are mailed one by one up to 20 an hour; the rest wait for t
   const { accountId, email: accountEmail, http } = await app.createAccount('professional');
   const linkId = await createLink(http, 'numbers', 'Q3 numbers.txt', { requireEmail: '1' });
   for (let i = 0; i < 25; i += 1) await opens(app.url, linkId, `invented${i}@example.org`);
+  for (let i = 0; i < 20; i += 1) await smtp.waitFor(accountEmail, (mail) => mail.subject.startsWith(`invented${i}@`));
   await app.runtime.mailer.drain();
-  assert.equal(smtp.received.filter((mail) => mail.to.includes(accountEmail)).length, 20);
+  await sleep(300);
+  assert.equal(smtp.received.filter((mail) => mail.to.includes(accountEmail)).length, 20, 'the first 20, and no more');
   const waiting = await app.runtime.database.db
     .selectFrom('view_alerts')
     .select('visitor')
