@@ -105,9 +105,8 @@ export function createDownloadsService(deps: {
       const refused = () => forbidden('A valid download token or paid checkout session is required');
       const { token, sessionId } = proof;
       if (!token && !sessionId) throw refused();
-      const link = await links.fileAtViewerPath(where.linkId, where.roomId);
-      const shown = link && (where.hostAccountId === undefined || link.account_id === where.hostAccountId);
-      if (!shown || link.kind !== 'file' || !link.blob_key || !link.wrapped_key || link.blob_purged_at !== null) throw refused();
+      const link = await links.fileAtViewerPath(where.linkId, where.roomId, where.hostAccountId);
+      if (!link || link.kind !== 'file' || !link.blob_key || !link.wrapped_key || link.blob_purged_at !== null) throw refused();
       if (!(await (token ? spendToken(link, token) : purchases.spendSessionDownload(link, sessionId!)))) throw refused();
       const file = { blobKey: link.blob_key, wrappedKey: link.wrapped_key, size: link.size };
       return { name: link.name, mime: link.mime, size: link.size, open: (range) => reader.open(file, range) };

@@ -276,10 +276,15 @@ export function createLinksService(deps: {
     await applySettings(source, id, patch, details);
   }
 
-  /** The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that data room's links. */
-  async function fileAtViewerPath(name: string, roomId?: string): Promise<LinkRow | undefined> {
-    if (!roomId) return repo.findLinkById(db, name);
-    return (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, name));
+  /**
+   * The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that
+   * data room's links. On an account's own domain (`hostAccountId`), other accounts' links do not exist.
+   */
+  async function fileAtViewerPath(name: string, roomId?: string, hostAccountId?: number): Promise<LinkRow | undefined> {
+    const link = roomId
+      ? (await repo.listRoomChildren(db, roomId)).find((child) => namesRoomChild(roomId, child, name))
+      : await repo.findLinkById(db, name);
+    return link && (hostAccountId === undefined || link.account_id === hostAccountId) ? link : undefined;
   }
   return {
     viewerUrlFor,
@@ -535,18 +540,15 @@ export function createLinksService(deps: {
     },
 
     /**
-     * The preview picture of a live, active link, for the apps that unfurl it (public: the owner
-     * chose to show it): link `id`, or the link a room names `id` when `roomId` is given.
-     */
-    /**
-     * The preview picture of the link a viewer path names, while visitors may open it there: the link
-     * (and the room it is opened in) switched on and not expired; on an account's own domain, its links only.
+     * The preview picture of the link a viewer path names, for the apps that unfurl it (public: the owner
+     * chose to show it), while visitors may open it there: the link, and the room it is opened in,
+     * switched on and not expired.
      */
     async previewImageOf(id: string, roomId?: string, hostAccountId?: number) {
-      const [link, room] = await Promise.all([fileAtViewerPath(id, roomId), roomId ? repo.findLinkById(db, roomId) : undefined]);
+      const [link, room] = await Promise.all([fileAtViewerPath(id, roomId, hostAccountId), roomId ? repo.findLinkById(db, roomId) : undefined]);
       const now = clock();
       const listed = link && isListedForVisitors(link, now) && (!roomId || (room !== undefined && isListedForVisitors(room, now)));
-      if (!listed || !link.preview_image_key || (hostAccountId !== undefined && link.account_id !== hostAccountId)) throw notFound('Preview image');
+      if (!listed || !link.preview_image_key) throw notFound('Preview image');
       return blobs.get(link.preview_image_key);
     },
 
