@@ -121,6 +121,8 @@ export interface VisitsTable {
   agreement_accepted: Generated<number>;
   /** the data room the visit was begun in, the only place it is found (0029); null: the link on its own */
   room_id: string | null;
+  /** the seconds of reading its viewer reported, summed (0030): at most what the visit has lasted allows */
+  reported_seconds: Generated<number>;
 }
 
 export interface OtpCodesTable {

@@ -365,6 +365,39 @@ test('watermark and preview are burned in on the server', async (t) => {
   assert.equal((await watcher.get(`/v/${video}/content`)).status, 404, 'an unmarkable file is never sent');
 });
 
+test('a visit reports no more reading time than twice what it has lasted, plus a minute', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt');
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${id}`);
+  const reported = async () => (await http.get(`/api/links/${id}/analytics`)).body.totalSeconds as number;
+
+  // Just opened: the minute's grace, the hour claimed cut to it; then nothing more.
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 3600 })).status, 204);
+  assert.equal(await reported(), 60);
+  const refused = await visitor.postJson(`/v/${id}/track`, { page: 2, seconds: 1 });
+  assert.equal(refused.status, 429);
+  assert.match(refused.text, /More reading time was reported than this view has lasted/);
+
+  // Ten minutes on, two tabs' worth of them.
+  now += 600_000;
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 2, seconds: 900 })).status, 204);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 3, seconds: 900 })).status, 204);
+  assert.equal(await reported(), 60 + 1200);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 3, seconds: 1 })).status, 429);
+  const rows = await app.runtime.database.db.selectFrom('page_views').select(['page', 'seconds']).orderBy('id').execute();
+  assert.deepEqual(
+    rows.map((row) => [row.page, row.seconds]),
+    [
+      [1, 60],
+      [2, 900],
+      [3, 300],
+    ],
+  );
+});
+
 test('time per page is accepted only from a session of that link, within sane values', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

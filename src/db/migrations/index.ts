@@ -28,6 +28,7 @@ import * as pageStampBase from './0026-page-stamp-base.js';
 import * as linkViewTallies from './0027-link-view-tallies.js';
 import * as keyMakers from './0028-key-makers.js';
 import * as roomVisits from './0029-room-visits.js';
+import * as reportedSeconds from './0030-reported-seconds.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0027-link-view-tallies': linkViewTallies,
   '0028-key-makers': keyMakers,
   '0029-room-visits': roomVisits,
+  '0030-reported-seconds': reportedSeconds,
 };
 
 export const migrationProvider: MigrationProvider = {

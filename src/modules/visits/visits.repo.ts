@@ -86,6 +86,20 @@ export async function consumeOtpCode(db: Executor, id: number, now: number): Pro
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Adds `seconds` to the visit's reported reading time if the sum stays within `budget`; false, adding
+ * nothing, if it would not. One guarded UPDATE, so beacons sent at once cannot both take the last of it.
+ */
+export async function addReportedSeconds(db: Executor, visitId: number, seconds: number, budget: number): Promise<boolean> {
+  const result = await db
+    .updateTable('visits')
+    .set((eb) => ({ reported_seconds: eb('reported_seconds', '+', seconds) }))
+    .where('id', '=', visitId)
+    .where((eb) => eb(eb('reported_seconds', '+', seconds), '<=', budget))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function insertPageView(db: Executor, view: { visitId: number; page: number; seconds: number; now: number }) {
   await db.insertInto('page_views').values({ visit_id: view.visitId, page: view.page, seconds: view.seconds, created_at: view.now }).execute();
 }

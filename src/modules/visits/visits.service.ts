@@ -15,7 +15,7 @@ import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
-import { findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
+import { addReportedSeconds, findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
 import type { ViewTallies } from './view-tallies.js';
 import type { Visitor, VisitorSession } from './visitor.js';
 
@@ -27,6 +27,14 @@ const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 // Each access request e-mails the owner and raises an event: a stranger must not be able to flood them.
 const ACCESS_REQUESTS_PER_CLIENT = { limit: 5, windowMs: 60 * 60_000 } as const;
 const ACCESS_REQUESTS_PER_LINK = { limit: 50, windowMs: 60 * 60_000 } as const;
+/**
+ * A visit reports at most twice the time it has lasted, plus a minute: someone may read in two tabs
+ * at once, and a browser's clock runs a little apart from ours. More is invented, and would let one
+ * visit write rows without end; a report past that is cut to what is left, then refused.
+ */
+const REPORTED_TIME_PER_SECOND_LASTED = 2;
+const REPORTED_TIME_GRACE_SECONDS = 60;
+
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
 /** Where a visit is begun and found: the data room the link is opened in, or null for the link on its own. */
@@ -499,14 +507,21 @@ export function createVisitsService(deps: {
       return token;
     },
 
-    /** Seconds spent on a page, reported by the viewer; only for the session's own link. */
+    /** Seconds spent on a page, reported by the viewer; only for the session's own link, and no more than the visit has lasted. */
     async trackPage(linkId: string, visitor: Visitor, page: number, seconds: number): Promise<boolean> {
       const { visit, state } = await look(linkId, visitor);
       if (!visit || state.step !== 'session') return false;
+      const now = clock();
+      const lastedSeconds = Math.floor((now - visit.created_at) / 1000);
+      const budget = REPORTED_TIME_PER_SECOND_LASTED * lastedSeconds + REPORTED_TIME_GRACE_SECONDS;
+      const granted = Math.min(seconds, budget - visit.reported_seconds);
+      const tooMuch = () => tooManyRequests(1, 'More reading time was reported than this view has lasted');
+      if (granted < 1) throw tooMuch();
       try {
         await db.transaction().execute(async (trx) => {
-          await insertPageView(trx, { visitId: visit.id, page, seconds, now: clock() });
-          await tallies.pageRead(trx, { linkId: visit.link_id, email: visit.email, ip: visit.ip, page, seconds });
+          if (!(await addReportedSeconds(trx, visit.id, granted, budget))) throw tooMuch();
+          await insertPageView(trx, { visitId: visit.id, page, seconds: granted, now });
+          await tallies.pageRead(trx, { linkId: visit.link_id, email: visit.email, ip: visit.ip, page, seconds: granted });
         });
       } catch (error) {
         // The link, and its visits with it, were deleted meanwhile: a session that no longer is.
