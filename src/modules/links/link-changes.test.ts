@@ -119,6 +119,7 @@ test('a refused change changes nothing: unknown fields, bad values, rules betwee
   const refusals: Array<[Record<string, unknown>, number, RegExp]> = [
     [{ hasWatermak: true }, 400, /"hasWatermak" is not a link setting/],
     [{ expiration: '1h' }, 400, /"expiration" is not a link setting/],
+    [{ toString: 'x' }, 400, /"toString" is not a link setting/],
     [{ maxViews: -1 }, 400, /maxViews/],
     [{ password: '' }, 400, /password/],
     [{ expiresAt: 'next tuesday' }, 400, /ISO 8601/],

@@ -184,7 +184,7 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
 
   const expiration = fields.expiration;
   if (expiration !== undefined) {
-    if (!(expiration in EXPIRATIONS)) throw badRequest('field "expiration" must be one of: 1h, 24h, 7d');
+    if (!Object.hasOwn(EXPIRATIONS, expiration)) throw badRequest('field "expiration" must be one of: 1h, 24h, 7d');
     settings.expiration = expiration as Expiration;
   }
   const expiresAt = fields.expiresAt?.trim();

@@ -46,7 +46,7 @@ const LinkDetail = Type.Object({
 async function refuseUnknownChanges(request: FastifyRequest) {
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const unknown = Object.keys(body).find((key) => !(key in LinkChangesBody.properties));
+  const unknown = Object.keys(body).find((key) => !Object.hasOwn(LinkChangesBody.properties, key));
   if (unknown !== undefined) {
     throw badRequest(`body field "${unknown}" is not a link setting (settings: ${Object.keys(LinkChangesBody.properties).join(', ')})`);
   }

@@ -26,7 +26,7 @@ const CHECKED_WITH_THE_WHOLE_FORM = new Set(['addPassword']);
  * between fields wait for the whole form; unknown fields are ignored, as they always were.
  */
 export function checkUploadField(name: string, value: string): void {
-  if (!(name in UploadForm.properties) || CHECKED_WITH_THE_WHOLE_FORM.has(name)) return;
+  if (!Object.hasOwn(UploadForm.properties, name) || CHECKED_WITH_THE_WHOLE_FORM.has(name)) return;
   if (name === 'templateId') templateIdOf(value);
   else parseSettingsForm({ [name]: value });
 }

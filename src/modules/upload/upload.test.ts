@@ -92,6 +92,10 @@ test('400 for each malformed field, naming it', async (t) => {
   const { http: api } = await app.createAccount('professional');
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ expiration: '2d' }, /expiration/],
+    // Names every object inherits are not durations: an expiry made of them broke the whole link list.
+    [{ expiration: 'constructor' }, /expiration/],
+    [{ expiration: '__proto__' }, /expiration/],
+    [{ expiration: 'toString' }, /expiration/],
     [{ hasWatermark: 'yes' }, /hasWatermark/],
     [{ requiresApproval: '2' }, /requiresApproval/],
     [{ addPassword: 'true', password: 'x' }, /addPassword/],
