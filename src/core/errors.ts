@@ -24,6 +24,7 @@ export const notFound = (what: string) => new AppError(404, `${what} not found`)
 export const gone = (message = 'This link has expired') => new AppError(410, message);
 export const payloadTooLarge = (message: string) => new AppError(413, message);
 export const conflict = (message: string) => new AppError(409, message);
+export const methodNotAllowed = (allow: string, message: string) => new AppError(405, message, { allow });
 export const unprocessable = (message: string) => new AppError(422, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, slow down') =>
   new AppError(429, message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });

@@ -2,12 +2,22 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import type { ByteRange } from '../infra/storage/index.js';
+import { methodNotAllowed } from './errors.js';
 
 /** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
 export function contentDisposition(type: 'attachment' | 'inline', fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * onRequest hook of a download whose GET spends something (a token's use, one of a purchase's
+ * downloads) or is counted as a download. Fastify answers HEAD with the GET's handler, so a link
+ * checker or a mail scanner would spend it unseen: HEAD is refused instead.
+ */
+export async function refuseHeadOfSpendingDownload(request: FastifyRequest): Promise<void> {
+  if (request.method === 'HEAD') throw methodNotAllowed('GET', 'A HEAD request would count as a download without sending it: send GET');
 }
 
 /** Sends CSV text as an attachment, each piece as soon as it is made (a long export is never whole in memory). */

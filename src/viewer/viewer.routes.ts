@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, forbidden } from '../core/errors.js';
-import { contentDisposition, sendFile } from '../core/file-response.js';
+import { contentDisposition, refuseHeadOfSpendingDownload, sendFile } from '../core/file-response.js';
 import { limitByClientIp, type WindowCounter } from '../core/rate-limit.js';
 import { StringId } from '../core/schemas.js';
 import type { DocumentView } from '../modules/documents/document-view.js';
@@ -257,7 +257,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
       const visitor = await visitorAt(request, place);
-      if (isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
+      // HEAD (a link checker, a mail scanner) gets what an unfurling app gets: opening the view would count it, and spend a view cap.
+      if (request.method === 'HEAD' || isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
       // A refusal while the visit begins (the link deleted meanwhile) shows the page as it now stands.
       const entered = await visits.enter(place.linkId, visitor, { checkoutSessionId: request.query.session_id }).catch(async (error) => {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -365,7 +366,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
 
   /** The Download button's target, when the owner allows it: a file to save, stamped for the visitor when watermarked. */
   for (const url of onLinkAndInRoom('/download')) {
-    app.get(url, { onRequest: limitCopies, schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
+    app.get(url, { onRequest: [refuseHeadOfSpendingDownload, limitCopies], schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
       return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
     });
@@ -379,7 +380,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   for (const url of onLinkAndInRoom('/download-original')) {
     app.get(
       url,
-      { onRequest: limitDownloads(counter), schema: { hide: true, params: PlaceParams, querystring: DownloadProof } },
+      { onRequest: [refuseHeadOfSpendingDownload, limitDownloads(counter)], schema: { hide: true, params: PlaceParams, querystring: DownloadProof } },
       async (request, reply) => {
         const place = placeOf(request.params);
         const { token, session_id: sessionId } = request.query;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
-import { createLink } from '../../test/helpers/files.js';
+import { createLink, downloadToken } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
 import { makePdf } from '../../test/helpers/pdf.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
@@ -363,6 +363,36 @@ test('watermark and preview are burned in on the server', async (t) => {
   const watcher = new VisitorClient(app.url);
   assert.match((await watcher.get(`/v/${video}`)).text, /cannot carry a watermark/);
   assert.equal((await watcher.get(`/v/${video}/content`)).status, 404, 'an unmarkable file is never sent');
+});
+
+test('HEAD, as link checkers and mail scanners send it, opens no view and spends no download', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'once', 'once.txt', { maxViews: '1', allowDownload: '1' });
+  const checker = new VisitorClient(app.url);
+  for (let n = 0; n < 3; n++) {
+    const head = await checker.request('HEAD', `/v/${id}`);
+    assert.equal(head.status, 200);
+    assert.deepEqual(head.headers.getSetCookie(), [], 'no visit begins');
+  }
+  assert.equal((await http.get(`/api/links/${id}`)).body.views, 0);
+
+  const reader = new VisitorClient(app.url);
+  assert.equal((await reader.get(`/v/${id}`)).status, 200, 'the one view is still there to take');
+  assert.equal((await http.get(`/api/links/${id}`)).body.views, 1);
+  const headOfDownload = await reader.request('HEAD', `/v/${id}/download`);
+  assert.equal(headOfDownload.status, 405);
+  assert.equal(headOfDownload.headers.get('allow'), 'GET');
+  assert.equal((await reader.get(`/v/${id}/download`)).text, 'once');
+
+  const token = await downloadToken(http, id, 1);
+  const original = `/api/links/${id}/download-original?token=${token}`;
+  assert.equal((await checker.request('HEAD', original)).status, 405);
+  assert.equal((await checker.request('HEAD', `/v/${id}/download-original?token=${token}`)).status, 405);
+  assert.equal((await checker.get(original)).text, 'once', "the token's one use was not spent");
+  assert.equal((await checker.get(original)).status, 403);
+  const events = (await http.get('/api/analytics/global')).body.recentActivity as Array<{ type: string }>;
+  assert.equal(events.filter((event) => event.type === 'link.downloaded').length, 2);
 });
 
 test('a visit reports no more reading time than twice what it has lasted, plus a minute', async (t) => {

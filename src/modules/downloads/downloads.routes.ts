@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
-import { sendFile } from '../../core/file-response.js';
+import { refuseHeadOfSpendingDownload, sendFile } from '../../core/file-response.js';
 import { limitByClientIp, type WindowCounter } from '../../core/rate-limit.js';
 import { ErrorBody, StringId, authErrors } from '../../core/schemas.js';
 import type { DownloadsService } from './downloads.service.js';
@@ -57,7 +57,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{
     '/:id/download-original',
     {
       config: { public: true },
-      onRequest: limitDownloads(counter),
+      onRequest: [refuseHeadOfSpendingDownload, limitDownloads(counter)],
       schema: {
         tags,
         operationId: 'downloadOriginal',
