@@ -133,6 +133,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     allowPrivateSmtp: config.allowPrivateSmtp,
     lookupTxt: createTxtLookup({ servers: config.dnsServers }),
     audit,
+    accounts: accountRecords,
   });
   const stripe = await createStripeClient(config);
   const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords, audit });

@@ -7,9 +7,12 @@ export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
 
+export function planAtLeast(actual: string, required: Plan): boolean {
+  return PLANS.indexOf(actual as Plan) >= PLANS.indexOf(required);
+}
+
 export function assertPlanAtLeast(actual: string, required: Plan): void {
-  const rank = PLANS.indexOf(actual as Plan);
-  if (rank < PLANS.indexOf(required)) {
+  if (!planAtLeast(actual, required)) {
     throw forbidden(`This endpoint requires the ${required} plan or higher; your account is on the ${actual} plan`);
   }
 }

@@ -8,6 +8,7 @@ import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { TxtLookupError, type TxtLookup } from '../../infra/dns/txt-lookup.js';
 import { createTransportCache, pinToPublicAddress, smtpHostRefusal, type MailTransportSettings } from '../../infra/mail/index.js';
 import type { BlobStore } from '../../infra/storage/index.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditEvent, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { DEFAULT_BRAND, type Brand } from './brand.js';
 import { parseBrandingFields } from './branding-fields.js';
@@ -116,9 +117,18 @@ export function createBrandingService(deps: {
   /** Reads the TXT record that proves a custom domain. */
   lookupTxt: TxtLookup;
   audit: Pick<AuditLog, 'record'>;
+  accounts: Pick<AccountRecords, 'hasPlan'>;
 }) {
-  const { db, clock, blobs, masterKey, publicUrl, systemFrom, allowPrivateSmtp, lookupTxt, audit } = deps;
+  const { db, clock, blobs, masterKey, publicUrl, systemFrom, allowPrivateSmtp, lookupTxt, audit, accounts } = deps;
   const publicHost = new URL(publicUrl).hostname;
+
+  /**
+   * The branding that acts (on visitor pages, in mail, on the custom domain): only on the business
+   * plan, which branding is. An account moved lower keeps its settings, at rest until it is back.
+   */
+  async function brandingInEffect(accountId: number, executor: Executor = db): Promise<BrandingRow> {
+    return (await accounts.hasPlan(accountId, 'business', executor)) ? findBranding(executor, accountId) : undefined;
+  }
 
   /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
   async function assertClaimableDomain(accountId: number, domain: string): Promise<void> {
@@ -149,7 +159,7 @@ export function createBrandingService(deps: {
   }
 
   async function smtpFor(accountId: number): Promise<MailTransportSettings | null> {
-    const row = await findBranding(db, accountId);
+    const row = await brandingInEffect(accountId);
     if (!row?.smtp_host) return null;
     const encryption = row.smtp_encryption ?? 'starttls';
     const address = row.from_email ?? row.smtp_username ?? '';
@@ -272,12 +282,12 @@ export function createBrandingService(deps: {
 
     /** The brand dressing visitor pages and e-mails. */
     async brandFor(accountId: number): Promise<Brand> {
-      return brandOf(await findBranding(db, accountId), accountId);
+      return brandOf(await brandingInEffect(accountId), accountId);
     },
 
     /** The brand with an absolute logo URL (mail clients need one) and the mail language; `executor` when queued inside a transaction. */
     async mailBrandFor(accountId: number, executor: Executor = db) {
-      const row = await findBranding(executor, accountId);
+      const row = await brandingInEffect(accountId, executor);
       const brand = brandOf(row, accountId);
       const base = row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
       return { brand: { ...brand, logoUrl: brand.logoUrl && `${base}${brand.logoUrl}` }, locale: row?.email_locale ?? 'en' };
@@ -311,11 +321,14 @@ export function createBrandingService(deps: {
      * The account a request's Host belongs to, when the host is someone's verified custom domain;
      * a fully qualified name's trailing dot names the same host.
      */
-    accountForDomain: (host: string) => accountIdForDomain(db, host.toLowerCase().replace(/\.$/, '')),
+    async accountForDomain(host: string): Promise<number | undefined> {
+      const accountId = await accountIdForDomain(db, host.toLowerCase().replace(/\.$/, ''));
+      return accountId !== undefined && (await accounts.hasPlan(accountId, 'business')) ? accountId : undefined;
+    },
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
     async viewerBase(accountId: number, executor: Executor = db): Promise<string> {
-      const row = await findBranding(executor, accountId);
+      const row = await brandingInEffect(accountId, executor);
       return row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
     },
   };

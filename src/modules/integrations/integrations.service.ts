@@ -33,15 +33,20 @@ export function createIntegrationsService(deps: {
   clock: Clock;
   masterKey: Buffer;
   allowPrivateWebhooks: boolean;
-  accounts: Pick<AccountRecords, 'lock'>;
+  accounts: Pick<AccountRecords, 'lock' | 'hasPlan'>;
   audit: Pick<AuditLog, 'record'>;
   /** Posts the test message at once (chat-delivery.ts); throws with the service's answer. */
   sendTestMessage: (target: ChatTarget) => Promise<void>;
 }) {
   const { db, clock, masterKey, allowPrivateWebhooks, accounts, audit, sendTestMessage } = deps;
   return {
-    /** The account's enabled integrations, read in the event's transaction: each gets a delivery. */
-    enabledIds: (accountId: number, executor: Executor = db) => listEnabledIntegrationIds(executor, accountId),
+    /**
+     * The account's enabled integrations, read in the event's transaction: each gets a delivery. None
+     * below the business plan (integrations are of it): moved lower, they rest until it is back.
+     */
+    async enabledIds(accountId: number, executor: Executor = db): Promise<number[]> {
+      return (await accounts.hasPlan(accountId, 'business', executor)) ? listEnabledIntegrationIds(executor, accountId) : [];
+    },
 
     /** Where a delivery goes, or undefined once the integration is deleted. */
     async deliveryTarget(integrationId: number, executor: Executor = db) {
