@@ -418,7 +418,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       app.get(url, { schema: { hide: true, params: PageParams } }, async (request, reply) => {
         const place = placeOf(request.params);
         const image = await pages.pageImageFor(place.linkId, await visitorAt(request, place), request.params.page, kind);
-        return reply.type(image.mime).header('cache-control', 'private, max-age=3600').header('content-disposition', 'inline').send(image.bytes);
+        return reply.type(image.mime).header('cache-control', 'private, no-store').header('content-disposition', 'inline').send(image.bytes);
       });
     }
   }

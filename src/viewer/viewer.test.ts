@@ -48,6 +48,12 @@ test('an ungated link opens a session at once, counts one view, and serves the d
   const pages = await visitor.get(`/v/${id}/pages.json`);
   assert.equal(pages.status, 200);
   assert.equal(pages.headers.get('cache-control'), 'private, no-store');
+  // A page (stamped with the visitor's address when watermarked) is not left in the browser's cache on a shared computer.
+  for (const image of [`/v/${id}/pages/1`, `/v/${id}/pages/1/thumbnail`]) {
+    const response = await visitor.get(image);
+    assert.equal(response.status, 200, image);
+    assert.equal(response.headers.get('cache-control'), 'private, no-store', image);
+  }
   assert.equal((await visitor.get(`/v/${id}/content`)).status, 404, 'a PDF leaves as page images only');
   await visitor.get(`/v/${id}`);
   assert.equal(await viewsOf(http, id), 1, 'one session, one view');
