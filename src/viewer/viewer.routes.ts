@@ -36,6 +36,8 @@ interface ViewerDeps {
   counter: WindowCounter;
   /** The preview picture of a live link, for unfurling apps. */
   previewImageOf: (linkId: string, roomId?: string, hostAccountId?: number) => Promise<Readable>;
+  /** Where the account's links live (its verified custom domain, or PUBLIC_URL): the origin of a link card's URLs. */
+  viewerBase: (accountId: number) => Promise<string>;
   publicUrl: string;
   clock: () => number;
 }
@@ -105,7 +107,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, documents, pages, brandFor, accountForHost, purchases, downloads, counter, publicUrl, clock, previewImageOf } = deps;
+  const { visits, documents, pages, brandFor, accountForHost, purchases, downloads, counter, publicUrl, clock, previewImageOf, viewerBase } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
@@ -146,9 +148,12 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     return sendPage(reply, { template: 'message', status, title: heading, brand: await brandFor(0), data: { heading, text } });
   }
 
-  /** The link's card for apps that unfurl its address, with absolute URLs on the host it was asked on. */
-  function previewTags(reply: FastifyReply, place: Place, preview: LinkPreview) {
-    const origin = `${reply.request.protocol}://${reply.request.host}`;
+  /**
+   * The link's card for apps that unfurl its address. Its absolute URLs are where the account's links
+   * live, never the request's Host (nor X-Forwarded-Host, which not every proxy overwrites).
+   */
+  async function previewTags(place: Place, { accountId, preview }: { accountId: number; preview: LinkPreview }) {
+    const origin = await viewerBase(accountId);
     return {
       title: preview.title,
       description: preview.description,
@@ -171,7 +176,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       const { status, heading, text } = message;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
-    const preview = previewTags(reply, place, link.preview);
+    const preview = await previewTags(place, link);
     if (shown) {
       return shown.kind === 'room'
         ? renderRoom(reply, shown.room, brand, preview)
@@ -203,7 +208,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       template: 'message',
       title,
       brand: await brandFor(link.accountId),
-      preview: previewTags(reply, place, link.preview),
+      preview: await previewTags(place, link),
       data: { heading: title, text: description ?? 'Open the link to view this document.' },
     });
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { startApp } from '../../../test/helpers/app.js';
@@ -24,6 +25,18 @@ function meta(html: string, key: string): string | undefined {
   return new RegExp(`<meta (?:property|name)="${key}" content="([^"]*)">`).exec(html)?.[1];
 }
 
+/** The page at `path` asked with other request headers (a Host of its own), as a reverse proxy might pass them: fetch() sends no Host of ours. */
+const pageWithHeaders = (baseUrl: string, path: string, headers: Record<string, string>) =>
+  new Promise<string>((resolve, reject) => {
+    http
+      .get(`${baseUrl}${path}`, { headers: { ...SLACK, ...headers } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      })
+      .on('error', reject);
+  });
+
 const viewsOf = async (http: HttpClient, id: string): Promise<number> => (await http.get(`/api/links/${id}`)).body.views;
 
 test('link previews: unfurling apps get the card (title, description, picture) and open no view; people get the same tags', async (t) => {
@@ -45,12 +58,12 @@ test('link previews: unfurling apps get the card (title, description, picture) a
   assert.equal(card.status, 200);
   assert.equal(meta(card.text, 'og:title'), 'Q3 results &lt;for the board&gt;');
   assert.equal(meta(card.text, 'og:description'), 'Revenue, margins\\nand the plan for Q4');
-  assert.equal(meta(card.text, 'og:url'), `${app.url}/v/${id}`);
+  const publicUrl = app.runtime.config.publicUrl;
+  assert.equal(meta(card.text, 'og:url'), `${publicUrl}/v/${id}`);
   assert.equal(meta(card.text, 'twitter:card'), 'summary_large_image');
   assert.doesNotMatch(card.text, /action="[^"]*\/password"/, 'the card, not the gate');
-  const imageUrl = meta(card.text, 'og:image')!;
-  assert.equal(imageUrl, `${app.url}/v/${id}/preview.png`);
-  const image = await fetch(imageUrl);
+  assert.equal(meta(card.text, 'og:image'), `${publicUrl}/v/${id}/preview.png`);
+  const image = await fetch(`${app.url}/v/${id}/preview.png`);
   assert.equal(image.status, 200);
   assert.equal(image.headers.get('content-type'), 'image/png');
   const { width, height } = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
@@ -70,8 +83,22 @@ test('link previews: unfurling apps get the card (title, description, picture) a
   assert.equal((await fetch(`${app.url}/v/${open}/preview.png`)).status, 404);
 
   assert.equal((await http.delete(`/api/links/${id}/preview-image`)).status, 200);
-  assert.equal((await fetch(imageUrl)).status, 404);
+  assert.equal((await fetch(`${app.url}/v/${id}/preview.png`)).status, 404);
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, false);
+});
+
+test("a card's URLs are where the account's links live, whatever Host or X-Forwarded-Host the request names", async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http: owner } = await app.createAccount('professional');
+  const id = await createLink(owner, 'numbers', 'q3.txt');
+  await owner.put(`/api/links/${id}/preview-image`, imageForm(await png(120, 63)));
+  const publicUrl = app.runtime.config.publicUrl;
+  const forged: Array<Record<string, string>> = [{ host: 'evil.example' }, { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }];
+  for (const headers of forged) {
+    const card = await pageWithHeaders(app.url, `/v/${id}`, headers);
+    assert.equal(meta(card, 'og:url'), `${publicUrl}/v/${id}`, JSON.stringify(headers));
+    assert.equal(meta(card, 'og:image'), `${publicUrl}/v/${id}/preview.png`, JSON.stringify(headers));
+  }
 });
 
 test('preview settings are checked: texts on one line and bounded, pictures PNG/JPEG/WebP of 2 MB at most', async (t) => {
