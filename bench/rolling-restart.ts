@@ -383,6 +383,7 @@ async function bench(work: string, logDir: string): Promise<void> {
     STORAGE_URL: `file://${blobs}`,
     MASTER_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_PER_MINUTE: '1000000',
+    VIEWS_PER_CLIENT_PER_MINUTE: '1000000',
   };
   // Unset: the server's default drain. Set lower to see what a drain too short for the balancer costs.
   if (process.env.BENCH_DRAIN_SECONDS) shared.SHUTDOWN_DRAIN_SECONDS = process.env.BENCH_DRAIN_SECONDS;

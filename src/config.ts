@@ -33,6 +33,8 @@ export interface Config {
   /** false, the number of proxies in front (the client is the address the farthest one saw), or the proxies' addresses */
   trustProxy: false | number | string[];
   rateLimitPerMinute: number;
+  /** views one client network may open of one link in a minute (a reload inside a live session opens none) */
+  viewsPerClientPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
   /** A PEM file of certificates trusted beside the system's for outgoing webhooks (a receiver behind a private CA). */
@@ -245,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     trustProxy: trustProxy(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    viewsPerClientPerMinute: integer(env, 'VIEWS_PER_CLIENT_PER_MINUTE', 30, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
     webhookCaFile: env.WEBHOOK_CA_FILE || undefined,

@@ -268,6 +268,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     viewAlerts,
     agreements,
     tallies: linkTallies,
+    viewsPerClientPerMinute: config.viewsPerClientPerMinute,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, links, events, maxPages: config.maxDocumentPages });
   const pages = createPagesService({ db, reader, visits, links, renditions });

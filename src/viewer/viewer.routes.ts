@@ -200,6 +200,20 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     });
   }
 
+  /** A visit refused for now (too many from the client's network): the message, and when to come back. */
+  async function renderTooMany(reply: FastifyReply, place: Place, refusal: AppError) {
+    const { link } = await visits.page(place.linkId, await visitorAt(reply.request, place));
+    const heading = 'Please wait a minute';
+    reply.headers(refusal.headers);
+    return sendPage(reply, {
+      template: 'message',
+      status: 429,
+      title: heading,
+      brand: await brandFor(link?.accountId ?? 0),
+      data: { heading, text: refusal.message },
+    });
+  }
+
   /** What an unfurling app gets: the link's card and nothing of the document; no view is opened or counted. */
   async function renderCard(reply: FastifyReply, place: Place, { link, state }: VisitorPage) {
     if (!link || MESSAGES[state.step]) return renderState(reply, place, { link, state });
@@ -264,11 +278,13 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       const visitor = await visitorAt(request, place);
       // HEAD (a link checker, a mail scanner) gets what an unfurling app gets: opening the view would count it, and spend a view cap.
       if (request.method === 'HEAD' || isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
-      // A refusal while the visit begins (the link deleted meanwhile) shows the page as it now stands.
+      // A refusal while the visit begins shows the page as it now stands (the link deleted meanwhile), or says to wait.
       const entered = await visits.enter(place.linkId, visitor, { checkoutSessionId: request.query.session_id }).catch(async (error) => {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
+        if (error.status === 429) return error;
         return visits.page(place.linkId, visitor);
       });
+      if (entered instanceof AppError) return renderTooMany(reply, place, entered);
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
       const shown = entered.shown?.kind === 'document' ? entered.shown.document : undefined;

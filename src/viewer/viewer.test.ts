@@ -156,13 +156,35 @@ test('a link deleted while a visitor opens it, passes its gate or reports a page
 });
 
 test('maxViews holds under a race: 50 visitors, maxViews=10, exactly 10 sessions', async (t) => {
-  const app = await startApp(t);
+  // 50 visitors from one address: the limit per client network is the next test's.
+  const app = await startApp(t, { env: { VIEWS_PER_CLIENT_PER_MINUTE: '1000' } });
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'limited', 'l.txt', { maxViews: '10' });
   const statuses = await Promise.all(Array.from({ length: 50 }, () => new VisitorClient(app.url).get(`/v/${id}`).then((r) => r.status)));
   assert.equal(statuses.filter((s) => s === 200).length, 10);
   assert.equal(statuses.filter((s) => s === 410).length, 40);
   assert.equal(await viewsOf(http, id), 10);
+});
+
+test('one client network opens at most 30 views of a link a minute; a reload in a live session opens none', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'deck', 'deck.txt');
+  const other = await createLink(http, 'memo', 'memo.txt');
+  const first = new VisitorClient(app.url);
+  assert.equal((await first.get(`/v/${id}`)).status, 200);
+  for (let n = 2; n <= 30; n++) assert.equal((await new VisitorClient(app.url).get(`/v/${id}`)).status, 200, `visitor ${n}`);
+
+  const refused = await new VisitorClient(app.url).get(`/v/${id}`);
+  assert.equal(refused.status, 429);
+  assert.match(refused.text, /opened too many times from your network in the last minute/);
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  assert.deepEqual(refused.headers.getSetCookie(), [], 'no visit begun');
+  assert.equal(await viewsOf(http, id), 30);
+
+  assert.equal((await first.get(`/v/${id}`)).status, 200, 'a reload inside the session opens no view');
+  assert.equal(await viewsOf(http, id), 30);
+  assert.equal((await new VisitorClient(app.url).get(`/v/${other}`)).status, 200, 'each link counts on its own');
 });
 
 test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {

@@ -173,8 +173,14 @@ export function createVisitsService(deps: {
   viewAlerts: Pick<ViewAlertsService, 'viewOpened'>;
   agreements: Pick<AgreementsService, 'forVisitor' | 'accept'>;
   tallies: ViewTallies;
+  /**
+   * Views one client network may open of one link in a minute. Each view is counted, told to chat
+   * integrations and spends a view cap: a script must not make thousands of them.
+   */
+  viewsPerClientPerMinute: number;
 }) {
-  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts, agreements, tallies } = deps;
+  const { db, clock, counter, links, otp, notify, events, accessRequests, blockList, viewAlerts, agreements, tallies, viewsPerClientPerMinute } =
+    deps;
 
   /** The link as this visitor may see it: on an account's custom domain, other accounts' links do not exist. */
   async function linkFor(linkId: string, visitor: Visitor): Promise<LinkRow | undefined> {
@@ -347,6 +353,14 @@ export function createVisitsService(deps: {
       const standing = await look(linkId, visitor);
       const { link, room, state } = standing;
       if (!link || state.step !== 'ready') return pageOf(standing, options.checkoutSessionId);
+      await takePlaces([
+        {
+          key: `views:${link.id}:${clientNetworkOf(visitor.ip)}`,
+          limit: viewsPerClientPerMinute,
+          windowMs: 60_000,
+          message: 'This document has been opened too many times from your network in the last minute; try again in a minute',
+        },
+      ]);
       const { visit, token } = await ensureVisit(link, visitor, room?.visit);
       const now = clock();
       const opened = await db.transaction().execute(async (trx) => {
