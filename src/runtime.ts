@@ -120,7 +120,6 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     absoluteDays: config.sessionAbsoluteDays,
     log,
   });
-  const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions, apiKeys });
   const intake = createFileIntake({ blobs, masterKey });
   const reader = createFileReader({ blobs, masterKey });
   const branding = createBrandingService({
@@ -214,7 +213,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     mailBrandFor: branding.mailBrandFor,
     accounts: accountRecords,
   });
-  const invitations = createInvitationsService({ db, clock, publicUrl: config.publicUrl, audit, notify: notifications });
+  const invitations = createInvitationsService({ db, clock, publicUrl: config.publicUrl, audit, notify: notifications, apiKeys });
+  const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions, apiKeys, invitations });
   const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, audit });
   const auth = createAuthService({
     db,

@@ -119,6 +119,19 @@ test('a pending invitation is accepted by single sign-on: the person joins with 
   assert.equal(user?.password_hash, null, 'a person who came through single sign-on has no password');
 });
 
+test("single sign-on claims no invitation its inviter could no longer make: an admin's, once they are removed", async (t) => {
+  const { app, provider } = await startWithSingleSignOn(t);
+  const { accountId } = await app.createAccount();
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  assert.equal((await admin.client.post('/api/invitations', { email: 'evil@partner.example', role: 'admin' })).status, 201);
+  assert.equal((await owner.client.delete(`/api/members/${admin.userId}`)).status, 204);
+
+  const { answer } = await signInAs(app, provider, { email: 'evil@partner.example', email_verified: true });
+  assert.equal(answer.location, `${app.url}/sign-in?error=oidc_no_account`);
+  assert.equal(await app.runtime.services.users.byEmail('evil@partner.example'), undefined, 'no one joined');
+});
+
 test('an auto-join domain joins the first account as a member; another domain is refused', async (t) => {
   const { app, provider } = await startWithSingleSignOn(t, { env: { OIDC_AUTO_JOIN_DOMAINS: 'corp.example, other.example' } });
   const first = await app.createAccount();

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Role } from '../../src/core/permissions.js';
 import { startApp } from '../helpers/app.js';
 import { createLink } from '../helpers/files.js';
+import type { HttpClient } from '../helpers/http.js';
 import { operationsOf } from '../helpers/operations.js';
-import { signedInPerson } from '../helpers/people.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 type Access = 'public' | 'member' | 'admin';
 
@@ -249,4 +252,57 @@ test("tenancy: a member of one account gets 404 on another account's link, room,
   }
   assert.equal((await member.client.request('DELETE', `/api/links/${linkId}`)).status, 404);
   assert.equal((await theirs.http.get(`/api/links/${linkId}`)).status, 200, 'still there for its owner');
+});
+
+test('an invitation stands only while its inviter could make it: their removal or demotion withdraws it, audited', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const secondOwner = await signedInPerson(app, accountId, 'owner');
+  const adminKey = app.http((await admin.client.post('/api/api-keys', { name: 'admin script' })).body.api_key.key);
+  const invite = async (client: HttpClient, email: string, role: Role) => {
+    const made = await client.post('/api/invitations', { email, role });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    return { id: made.body.id as number, token: /\/invite\/([0-9A-Za-z]{43})/.exec((await smtp.waitFor(email)).text)![1]! };
+  };
+  const accept = (token: string) => createSessionClient(app.url).post('/api/invitations/accept', { token, name: 'Invited', password: TEST_PASSWORD });
+
+  const byAdmin = await invite(admin.client, 'evil@example.com', 'admin');
+  const byAdminsKey = await invite(adminKey, 'keyed@example.com', 'member');
+  const ownerAsOwner = await invite(secondOwner.client, 'boss@example.com', 'owner');
+  const ownerAsAdmin = await invite(secondOwner.client, 'helper@example.com', 'admin');
+  const byOwner = await invite(owner.client, 'stays@example.com', 'member');
+
+  assert.equal((await owner.client.delete(`/api/members/${admin.userId}`)).status, 204);
+  assert.equal((await owner.client.patch(`/api/members/${secondOwner.userId}`, { role: 'admin' })).status, 200);
+
+  const pending = (await owner.client.get('/api/invitations')).body.invitations.map((invitation: { id: number }) => invitation.id);
+  assert.deepEqual(pending, [ownerAsAdmin.id, byOwner.id], 'what the new role could still make stays');
+  for (const withdrawn of [byAdmin, byAdminsKey, ownerAsOwner]) assert.equal((await accept(withdrawn.token)).status, 404);
+  const joined = await accept(ownerAsAdmin.token);
+  assert.equal(joined.status, 200, JSON.stringify(joined.body));
+  assert.equal(joined.body.role, 'admin');
+
+  const log = (await owner.client.get('/api/audit-log?action=invitation.withdrawn')).body.entries;
+  assert.deepEqual(
+    log.map((entry: { actor: { id: number }; target: { id: string }; details: unknown }) => [entry.actor.id, Number(entry.target.id), entry.details]),
+    [
+      [owner.userId, ownerAsOwner.id, { email: 'boss@example.com', role: 'owner', reason: 'inviter_role_changed' }],
+      [owner.userId, byAdminsKey.id, { email: 'keyed@example.com', role: 'member', reason: 'inviter_removed' }],
+      [owner.userId, byAdmin.id, { email: 'evil@example.com', role: 'admin', reason: 'inviter_removed' }],
+    ],
+  );
+});
+
+test('a member invites no one: an admin demoted to member loses every invitation they made', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  assert.equal((await admin.client.post('/api/invitations', { email: 'colleague@example.com', role: 'member' })).status, 201);
+  assert.equal((await owner.client.patch(`/api/members/${admin.userId}`, { role: 'member' })).status, 200);
+  assert.deepEqual((await owner.client.get('/api/invitations')).body, { invitations: [] });
 });

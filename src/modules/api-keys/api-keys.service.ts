@@ -43,13 +43,18 @@ export function createApiKeysService(deps: {
   const listUsableKeys = usableKeysLister(db, precompile);
   const principals = createPrincipalCache(clock);
 
-  /** The person a new key acts for: the signed-in maker, the maker of the key it is made with, or none (the command line). */
-  async function makerFor(source: ChangeSource, executor: Executor): Promise<number | null> {
+  /**
+   * The person a change acts for: the signed-in person, the maker of the key it is made with, or
+   * none (the command line, or a key made before keys had makers). A new key acts for them.
+   */
+  async function personBehind(source: ChangeSource, executor: Executor = db): Promise<number | null> {
     if (source.actor.type === 'user') return source.actor.id;
     return source.actor.type === 'api_key' ? makerOfKey(executor, source.actor.id) : null;
   }
 
   return {
+    personBehind,
+
     /** The key's account and plan, or null for a malformed, unknown, inactive or revoked key. */
     async authenticate(presentedKey: string): Promise<Identity | null> {
       if (!API_KEY_PATTERN.test(presentedKey)) return null;
@@ -106,7 +111,7 @@ export function createApiKeysService(deps: {
           key_prefix: maskKey(key),
           active: 1,
           created_at: clock(),
-          created_by: await makerFor(source, trx),
+          created_by: await personBehind(source, trx),
         });
         await audit.record(source, { action: 'api_key.created', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
         return keyId;

@@ -1,11 +1,12 @@
 import type { Principal } from '../../core/auth.js';
 import { AppError, conflict, notFound } from '../../core/errors.js';
-import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
+import { assertMayAct, mayAct, roleOf, type Area, type Role } from '../../core/permissions.js';
 import { isoTime } from '../../core/timestamps.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
-import type { AuditLog } from '../audit/audit.service.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import { normalizeEmail } from '../users/users.service.js';
 import {
   deleteInvitation,
@@ -35,9 +36,26 @@ export interface Invitation {
   role: Role;
 }
 
-/** Invitations to join an account: a hashed single-use token, seven days, mailed to the person. */
-export function createInvitationsService(deps: { db: Db; clock: Clock; publicUrl: string; audit: AuditLog; notify: InvitationNotifier }) {
-  const { db, clock, publicUrl, audit, notify } = deps;
+/** Inviting someone as an owner is managing owners; any other invitation is managing members. */
+function areaOfInvitation(role: Role): Area {
+  return role === 'owner' ? 'owners' : 'members';
+}
+
+/**
+ * Invitations to join an account: a hashed single-use token, seven days, mailed to the person.
+ * An invitation stands only while its inviter could still make it: it is withdrawn when they
+ * leave the account or take a role that could not have made it.
+ */
+export function createInvitationsService(deps: {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  audit: AuditLog;
+  notify: InvitationNotifier;
+  /** An invitation made with a key is made by the key's maker. */
+  apiKeys: Pick<ApiKeysService, 'personBehind'>;
+}) {
+  const { db, clock, publicUrl, audit, notify, apiKeys } = deps;
   const view = (row: { id: number; email: string; role: string; created_at: number; expires_at: number; invited_by: number | null }) => ({
     id: row.id,
     email: row.email,
@@ -49,18 +67,19 @@ export function createInvitationsService(deps: { db: Db; clock: Clock; publicUrl
 
   return {
     async invite(principal: Principal, input: { email: string; role: Role }) {
-      if (input.role === 'owner') assertMayAct(principal.role, 'owners');
+      assertMayAct(principal.role, areaOfInvitation(input.role));
       const email = normalizeEmail(input.email);
       const token = randomBase62(43);
       const now = clock();
       return db.transaction().execute(async (trx) => {
         if (await findMembershipByEmail(trx, principal.accountId, email)) throw conflict(`${email} is already a member of this account`);
+        const invitedBy = await apiKeys.personBehind(principal, trx);
         const id = await insertInvitation(trx, {
           accountId: principal.accountId,
           email,
           role: input.role,
           tokenHash: sha256Hex(token),
-          invitedBy: principal.actor.type === 'user' ? principal.actor.id : null,
+          invitedBy,
           createdAt: now,
           expiresAt: now + INVITATION_DAYS * DAY_MS,
         });
@@ -77,7 +96,7 @@ export function createInvitationsService(deps: { db: Db; clock: Clock; publicUrl
           role: input.role,
           created_at: now,
           expires_at: now + INVITATION_DAYS * DAY_MS,
-          invited_by: principal.actor.type === 'user' ? principal.actor.id : null,
+          invited_by: invitedBy,
         });
       });
     },
@@ -91,6 +110,27 @@ export function createInvitationsService(deps: { db: Db; clock: Clock; publicUrl
         if (!(await deleteInvitation(trx, principal.accountId, id))) throw notFound(`Invitation ${id}`);
         await audit.record(principal, { action: 'invitation.withdrawn', target: { type: 'invitation', id } }, trx);
       });
+    },
+
+    /**
+     * Withdraws, in the transaction of the change, the pending invitations a person made in the
+     * account that `role` could not make (all of them when null: they leave it).
+     */
+    async withdrawBeyond(source: ChangeSource, inviterId: number, role: Role | null, executor: Executor): Promise<void> {
+      for (const invitation of await listPendingInvitations(executor, source.accountId, clock(), inviterId)) {
+        const invitedAs = roleOf(invitation.role);
+        if (role !== null && mayAct(role, areaOfInvitation(invitedAs))) continue;
+        await deleteInvitation(executor, source.accountId, invitation.id);
+        await audit.record(
+          source,
+          {
+            action: 'invitation.withdrawn',
+            target: { type: 'invitation', id: invitation.id },
+            details: { email: invitation.email, role: invitedAs, reason: role === null ? 'inviter_removed' : 'inviter_role_changed' },
+          },
+          executor,
+        );
+      }
     },
 
     /** The pending invitation of a token, for the page that accepts it; null when used, withdrawn or expired. */

@@ -88,14 +88,15 @@ export async function insertInvitation(
   return row.id;
 }
 
-/** Invitations not yet accepted and not expired. */
-export function listPendingInvitations(db: Executor, accountId: number, now: number) {
+/** Invitations not yet accepted and not expired; only those one person made, when `invitedBy` is given. */
+export function listPendingInvitations(db: Executor, accountId: number, now: number, invitedBy?: number) {
   return db
     .selectFrom('invitations')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('accepted_at', 'is', null)
     .where('expires_at', '>', now)
+    .$if(invitedBy !== undefined, (query) => query.where('invited_by', '=', invitedBy!))
     .orderBy('id')
     .execute();
 }

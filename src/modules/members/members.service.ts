@@ -8,11 +8,13 @@ import type { AuditLog } from '../audit/audit.service.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
+import type { InvitationsService } from './invitations.service.js';
 import { countOwners, deleteMembership, findMembership, insertMembership, listAccountsOf, listMembers, updateRole } from './members.repo.js';
 
 /**
  * Who belongs to which account, with which role (the `memberships` table). At least one owner
- * always remains; only an owner makes, changes or removes an owner.
+ * always remains; only an owner makes, changes or removes an owner. A person's pending
+ * invitations go with a change that leaves them unable to make them.
  */
 export function createMembersService(deps: {
   db: Db;
@@ -22,8 +24,9 @@ export function createMembersService(deps: {
   sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
   /** Keys act with their maker's role: what this process remembers of them goes with a change. */
   apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
+  invitations: Pick<InvitationsService, 'withdrawBeyond'>;
 }) {
-  const { db, clock, audit, accounts, sessions, apiKeys } = deps;
+  const { db, clock, audit, accounts, sessions, apiKeys, invitations } = deps;
 
   /** Holds the account's lock, so two changes cannot both remove "the other" last owner. */
   async function assertOwnerRemains(trx: Executor, accountId: number, losing: Role): Promise<void> {
@@ -69,6 +72,7 @@ export function createMembersService(deps: {
         if (current === 'owner' || role === 'owner') assertMayAct(principal.role, 'owners');
         await assertOwnerRemains(trx, principal.accountId, current);
         await updateRole(trx, userId, principal.accountId, role);
+        await invitations.withdrawBeyond(principal, userId, role, trx);
         await audit.record(
           principal,
           { action: 'member.role_changed', target: { type: 'user', id: userId }, details: { from: current, to: role } },
@@ -90,6 +94,7 @@ export function createMembersService(deps: {
         await assertOwnerRemains(trx, principal.accountId, current);
         await deleteMembership(trx, userId, principal.accountId);
         await sessions.endIn(userId, principal.accountId, trx);
+        await invitations.withdrawBeyond(principal, userId, null, trx);
         await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
       });
       apiKeys.forgetAccount(principal.accountId);
