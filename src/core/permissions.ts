@@ -59,11 +59,15 @@ export function mayAct(role: Role, area: Area): boolean {
   return roleAtLeast(role, MINIMUM_ROLE[area]);
 }
 
-/** 403 with a sentence naming the role needed, e.g. "Managing API keys needs the admin role; you are a member". */
-export function assertMayAct(role: Role, area: Area): void {
+/**
+ * 403 with a sentence naming the role needed, e.g. "Managing API keys needs the admin role; you
+ * are a member"; `action` names what was refused where the area alone would not say why
+ * ("Revoking a key that acts as an owner").
+ */
+export function assertMayAct(role: Role, area: Area, action = `Managing ${AREA_NAMES[area]}`): void {
   if (mayAct(role, area)) return;
   const needed = MINIMUM_ROLE[area];
   throw forbidden(
-    `Managing ${AREA_NAMES[area]} needs the ${needed} role${needed === 'owner' ? '' : ' or higher'}; you are ${role === 'admin' ? 'an' : 'a'} ${role} of this account`,
+    `${action} needs the ${needed} role${needed === 'owner' ? '' : ' or higher'}; you are ${role === 'admin' ? 'an' : 'a'} ${role} of this account`,
   );
 }

@@ -306,3 +306,48 @@ test('a member invites no one: an admin demoted to member loses every invitation
   assert.equal((await owner.client.patch(`/api/members/${admin.userId}`, { role: 'member' })).status, 200);
   assert.deepEqual((await owner.client.get('/api/invitations')).body, { invitations: [] });
 });
+
+test("admins may do everything but owners: a key that acts as an owner, and an owner's invitation, are an owner's to switch off, revoke or withdraw", async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const ownersKey = (await owner.client.post('/api/api-keys', { name: 'owner script' })).body.api_key;
+  const adminsKey = (await admin.client.post('/api/api-keys', { name: 'admin script' })).body.api_key;
+  const keys = (await owner.client.get('/api/api-keys')).body.api_keys as Array<{ id: number; name: string; active: boolean }>;
+  const commandLineKeyId = keys.find((key) => key.name === 'default')!.id;
+
+  for (const keyId of [commandLineKeyId, ownersKey.id]) {
+    for (const [client, who] of [
+      [admin.client, 'signed in'],
+      [app.http(adminsKey.key), 'with their key'],
+    ] as const) {
+      for (const method of ['POST', 'PUT'] as const) {
+        const toggled = await client.request(method, `/api/api-keys/${keyId}/toggle`);
+        assert.equal(toggled.status, 403, `${who} ${method} toggle ${keyId}`);
+        assert.match(toggled.body.error, /^Switching on or off a key that acts as an owner needs the owner role; you are an admin/);
+      }
+      const revoked = await client.delete(`/api/api-keys/${keyId}`);
+      assert.equal(revoked.status, 403, `${who} revoke ${keyId}`);
+      assert.match(revoked.body.error, /^Revoking a key that acts as an owner needs the owner role; you are an admin/);
+    }
+  }
+  const after = (await owner.client.get('/api/api-keys')).body.api_keys as Array<{ id: number; active: boolean }>;
+  assert.deepEqual(
+    after.map((key) => key.active),
+    [true, true, true],
+    'nothing changed',
+  );
+  assert.equal((await admin.client.post(`/api/api-keys/${adminsKey.id}/toggle`)).status, 200, "an admin's key is an admin's");
+  assert.equal((await admin.client.delete(`/api/api-keys/${adminsKey.id}`)).status, 200);
+  assert.equal((await owner.client.post(`/api/api-keys/${commandLineKeyId}/toggle`)).body.active, false, 'an owner switches any key');
+  assert.equal((await owner.client.delete(`/api/api-keys/${ownersKey.id}`)).status, 200);
+
+  const asOwner = (await owner.client.post('/api/invitations', { email: 'boss@example.com', role: 'owner' })).body.id;
+  const asAdmin = (await owner.client.post('/api/invitations', { email: 'helper@example.com', role: 'admin' })).body.id;
+  const withdrawn = await admin.client.delete(`/api/invitations/${asOwner}`);
+  assert.equal(withdrawn.status, 403);
+  assert.match(withdrawn.body.error, /^Withdrawing an invitation to join as owner needs the owner role; you are an admin/);
+  assert.equal((await admin.client.delete(`/api/invitations/${asAdmin}`)).status, 204);
+  assert.equal((await owner.client.delete(`/api/invitations/${asOwner}`)).status, 204);
+});

@@ -34,6 +34,20 @@ export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
   );
 }
 
+/** A usable key of the account, with its maker and the maker's role there now (null: they left); undefined when there is none. */
+export function findKeyWithMakerRole(db: Executor, accountId: number, keyId: number) {
+  return db
+    .selectFrom('api_keys')
+    .leftJoin('memberships', (join) =>
+      join.onRef('memberships.user_id', '=', 'api_keys.created_by').onRef('memberships.account_id', '=', 'api_keys.account_id'),
+    )
+    .select(['api_keys.created_by', 'memberships.role as maker_role'])
+    .where('api_keys.id', '=', keyId)
+    .where('api_keys.account_id', '=', accountId)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** Who made a key (null: the command line), for a key made with a key: it is made on the same person's behalf. */
 export async function makerOfKey(db: Executor, keyId: number): Promise<number | null> {
   const row = await db.selectFrom('api_keys').select('created_by').where('id', '=', keyId).executeTakeFirst();

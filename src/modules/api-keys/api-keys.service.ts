@@ -1,14 +1,24 @@
 import type { Db } from '../../db/kysely.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
-import type { Identity } from '../../core/auth.js';
+import type { Identity, Principal } from '../../core/auth.js';
 import { notFound, unprocessable } from '../../core/errors.js';
-import { roleOf, type Role } from '../../core/permissions.js';
+import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
-import { countUsableKeys, insertKey, keyLookup, makerOfKey, revokeKey, toggleKey, usableKeysLister, type LiveKey } from './api-keys.repo.js';
+import {
+  countUsableKeys,
+  findKeyWithMakerRole,
+  insertKey,
+  keyLookup,
+  makerOfKey,
+  revokeKey,
+  toggleKey,
+  usableKeysLister,
+  type LiveKey,
+} from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
 import { createPrincipalCache } from './principal-cache.js';
 
@@ -25,7 +35,7 @@ export function maskKey(key: string): string {
  * A key acts with its maker's current role in its account, so it never gives more than they have
  * and stops when they leave (or are disabled); a key made at the command line acts as owner.
  */
-function roleOfKey(key: LiveKey): Role | null {
+function roleOfKey(key: Pick<LiveKey, 'created_by' | 'maker_role'>): Role | null {
   if (key.created_by === null) return 'owner';
   return key.maker_role === null ? null : roleOf(key.maker_role);
 }
@@ -50,6 +60,13 @@ export function createApiKeysService(deps: {
   async function personBehind(source: ChangeSource, executor: Executor = db): Promise<number | null> {
     if (source.actor.type === 'user') return source.actor.id;
     return source.actor.type === 'api_key' ? makerOfKey(executor, source.actor.id) : null;
+  }
+
+  /** A key that acts as an owner (an owner's, or the command line's) is switched off or revoked by an owner only. */
+  async function assertMayChangeKey(principal: Principal, keyId: number, refused: string, executor: Executor): Promise<void> {
+    const key = await findKeyWithMakerRole(executor, principal.accountId, keyId);
+    if (!key) throw notFound(`API key ${keyId}`);
+    if (roleOfKey(key) === 'owner') assertMayAct(principal.role, 'owners', refused);
   }
 
   return {
@@ -119,22 +136,24 @@ export function createApiKeysService(deps: {
       return { id, name, key };
     },
 
-    async toggle(source: ChangeSource, keyId: number) {
+    async toggle(principal: Principal, keyId: number) {
       const active = await db.transaction().execute(async (trx) => {
-        const toggled = await toggleKey(trx, source.accountId, keyId);
+        await assertMayChangeKey(principal, keyId, 'Switching on or off a key that acts as an owner', trx);
+        const toggled = await toggleKey(trx, principal.accountId, keyId);
         if (toggled === undefined) throw notFound(`API key ${keyId}`);
-        await audit.record(source, { action: 'api_key.toggled', target: { type: 'api_key', id: keyId }, details: toggled }, trx);
+        await audit.record(principal, { action: 'api_key.toggled', target: { type: 'api_key', id: keyId }, details: toggled }, trx);
         return toggled.active;
       });
       principals.forgetKey(keyId);
       return active;
     },
 
-    async revoke(source: ChangeSource, keyId: number) {
+    async revoke(principal: Principal, keyId: number) {
       await db.transaction().execute(async (trx) => {
-        const name = await revokeKey(trx, source.accountId, keyId, clock());
+        await assertMayChangeKey(principal, keyId, 'Revoking a key that acts as an owner', trx);
+        const name = await revokeKey(trx, principal.accountId, keyId, clock());
         if (name === undefined) throw notFound(`API key ${keyId}`);
-        await audit.record(source, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
+        await audit.record(principal, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
       });
       principals.forgetKey(keyId);
     },

@@ -12,6 +12,7 @@ import {
   deleteInvitation,
   findInvitationByTokenHash,
   findMembershipByEmail,
+  findPendingInvitation,
   findPendingInvitationByEmail,
   insertInvitation,
   listPendingInvitations,
@@ -107,8 +108,16 @@ export function createInvitationsService(deps: {
 
     async withdraw(principal: Principal, id: number): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        const invitation = await findPendingInvitation(trx, principal.accountId, id);
+        if (!invitation) throw notFound(`Invitation ${id}`);
+        const invitedAs = roleOf(invitation.role);
+        assertMayAct(principal.role, areaOfInvitation(invitedAs), `Withdrawing an invitation to join as ${invitedAs}`);
         if (!(await deleteInvitation(trx, principal.accountId, id))) throw notFound(`Invitation ${id}`);
-        await audit.record(principal, { action: 'invitation.withdrawn', target: { type: 'invitation', id } }, trx);
+        await audit.record(
+          principal,
+          { action: 'invitation.withdrawn', target: { type: 'invitation', id }, details: { email: invitation.email, role: invitedAs } },
+          trx,
+        );
       });
     },
 

@@ -128,6 +128,17 @@ export async function markInvitationAccepted(db: Executor, id: number, at: numbe
   return result.numUpdatedRows > 0n;
 }
 
+/** A pending (not yet accepted) invitation of the account. */
+export function findPendingInvitation(db: Executor, accountId: number, id: number): Promise<InvitationRow | undefined> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function deleteInvitation(db: Executor, accountId: number, id: number): Promise<boolean> {
   const result = await db
     .deleteFrom('invitations')
