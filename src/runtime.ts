@@ -215,7 +215,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const invitations = createInvitationsService({ db, clock, publicUrl: config.publicUrl, audit, notify: notifications, apiKeys });
   const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions, apiKeys, invitations });
-  const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, audit });
+  const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, apiKeys, audit });
   const auth = createAuthService({
     db,
     clock,

@@ -1,19 +1,21 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { safeEqual } from '../infra/crypto/tokens.js';
 import { forbidden, tooManyRequests, unauthorized } from './errors.js';
 import { assertMayAct, roleAtLeast, type Area, type Role } from './permissions.js';
 import { assertPlanAtLeast, type Plan } from './plans.js';
 import type { WindowCounter, WindowHit } from './rate-limit.js';
 
-/** Who acts: an API key (always with the owner's rights) or a signed-in person in their current account. */
+/** Who acts: an API key (with its maker's role) or a signed-in person in their current account. */
 export interface Identity {
   accountId: number;
   plan: string;
   role: Role;
   via: 'key' | 'session';
   actor: { type: 'user' | 'api_key'; id: number; label: string };
+  /** Whether the person acting (a key's maker) has turned on two-factor sign-in; null for a key of the command line, which is no one's. */
+  twoFactor: boolean | null;
   /** With a session: what it needs beyond the cookie. */
-  session?: { publicId: string; csrfToken: string; twoFactor: boolean };
+  session?: { publicId: string; csrfToken: string };
 }
 
 /** The identity of this request, and where it came from (for the audit log). */
@@ -102,6 +104,19 @@ function assertCsrfToken(request: FastifyRequest, expected: string): void {
   }
 }
 
+/**
+ * With REQUIRE_2FA, an owner or admin without two-factor sign-in may only enrol, whether they
+ * come with a session or with a key they made; a key of the command line is the operator's.
+ */
+function assertTwoFactorWhereRequired(identity: Identity, config: FastifyContextConfig): void {
+  if (identity.twoFactor !== false || !roleAtLeast(identity.role, 'admin') || config.beforeTwoFactor) return;
+  throw forbidden(
+    identity.via === 'key'
+      ? "This key's maker must turn on two-factor sign-in first: owners and admins of this linkvault need it"
+      : 'Turn on two-factor sign-in first: owners and admins of this linkvault need it (POST /api/me/two-factor)',
+  );
+}
+
 /** Every /api route needs at least this plan when called with a key; a route may ask for more in its options. */
 export const API_MINIMUM_PLAN: Plan = 'professional';
 
@@ -120,7 +135,8 @@ export interface GuardOptions {
  * The one onRequest hook of /api, before any body is read. A key is judged by the key alone:
  * key → rate limit → plan (professional or the route's). Without a key, the session cookie:
  * session → same origin and CSRF token on changes → rate limit → the route's plan if it names
- * one (the API plan is about keys) → two-factor enrolment. Then the role the route's area needs.
+ * one (the API plan is about keys). Then, for both, two-factor enrolment when required, and the
+ * role the route's area needs.
  * The plan and area come from the matched route's options, never from the URL.
  */
 export function guardApi(options: GuardOptions): onRequestAsyncHookHandler {
@@ -148,10 +164,8 @@ export function guardApi(options: GuardOptions): onRequestAsyncHookHandler {
       }
       applyRateLimit(await counter.hit(`user:${identity.actor.id}`, 60_000), reply, perMinute, 'person');
       if (config.plan) assertPlanAtLeast(identity.plan, config.plan);
-      if (require2fa && !identity.session.twoFactor && roleAtLeast(identity.role, 'admin') && !config.beforeTwoFactor) {
-        throw forbidden('Turn on two-factor sign-in first: owners and admins of this linkvault need it (POST /api/me/two-factor)');
-      }
     }
+    if (require2fa) assertTwoFactorWhereRequired(identity, config);
     assertMayAct(identity.role, config.area ?? 'content');
     request.principal = { ...identity, ip: request.ip };
   };

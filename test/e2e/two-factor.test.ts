@@ -166,6 +166,26 @@ test('REQUIRE_2FA: owners and admins enrol before anything else; members are not
   assert.equal((await member.client.get('/api/links')).status, 200);
 });
 
+test("REQUIRE_2FA: a key is judged by its maker's second factor; a key of the command line is the operator's", async (t) => {
+  const app = await startApp(t, { env: { REQUIRE_2FA: '1' } });
+  const { accountId, http: commandLineKey } = await app.createAccount('business');
+  const people = [await signedInPerson(app, accountId, 'owner'), await signedInPerson(app, accountId, 'admin')];
+  for (const person of people) {
+    const uri = (await person.client.post('/api/me/two-factor')).body.otpauthUri as string;
+    assert.equal((await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(uri) })).status, 200);
+    const key = app.http((await person.client.post('/api/api-keys', { name: 'script' })).body.api_key.key);
+    assert.equal((await key.get('/api/links')).status, 200, 'with two-factor on, their key works');
+
+    assert.equal((await person.client.request('DELETE', '/api/me/two-factor', { code: codeFrom(uri, 1) })).status, 204);
+    const refused = await key.get('/api/links');
+    assert.equal(refused.status, 403, 'turning it off stops their key at once');
+    assert.match(refused.body.error, /^This key's maker must turn on two-factor sign-in first/);
+    assert.equal((await key.post('/api/api-keys', { name: 'another' })).status, 403);
+    assert.equal((await key.get('/api/me')).status, 200, 'who am I stays open');
+  }
+  assert.equal((await commandLineKey.get('/api/links')).status, 200);
+});
+
 test('linkvault users reset-2fa turns it off for a person who lost their phone', async (t) => {
   const app = await startApp(t);
   const person = await enrolled(app);

@@ -11,11 +11,14 @@ export interface LiveKey {
   created_by: number | null;
   /** the maker's current role in the key's account; null when they have none (left, or disabled) */
   maker_role: string | null;
+  /** when the maker turned on two-factor sign-in; null when they have not (or the key has no maker) */
+  maker_totp_confirmed_at: number | null;
 }
 
 /**
- * The live key with this hash, with its account's current plan and its maker's current role
- * there (the memberships and users of `modules/members` and `modules/users`, read only):
+ * The live key with this hash, with its account's current plan, its maker's current role there
+ * and whether they have two-factor sign-in on (the memberships and users of `modules/members`
+ * and `modules/users`, read only):
  * compiled once, run per request.
  */
 export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
@@ -27,7 +30,15 @@ export function keyLookup(db: Kysely<Database>, precompile: Precompile) {
       .leftJoin('memberships', (join) =>
         join.onRef('memberships.user_id', '=', 'users.id').onRef('memberships.account_id', '=', 'api_keys.account_id'),
       )
-      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.name', 'accounts.plan', 'api_keys.created_by', 'memberships.role as maker_role'])
+      .select([
+        'api_keys.id',
+        'api_keys.account_id',
+        'api_keys.name',
+        'accounts.plan',
+        'api_keys.created_by',
+        'memberships.role as maker_role',
+        'users.totp_confirmed_at as maker_totp_confirmed_at',
+      ])
       .where('api_keys.key_hash', '=', keyHash)
       .where('api_keys.active', '=', sql.lit(1))
       .where('api_keys.revoked_at', 'is', null),

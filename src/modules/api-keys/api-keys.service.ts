@@ -88,6 +88,7 @@ export function createApiKeysService(deps: {
           role,
           via: 'key',
           actor: { type: 'api_key', id: row.id, label: `API key ${row.name}` },
+          twoFactor: row.created_by === null ? null : row.maker_totp_confirmed_at !== null,
         };
         principals.set(keyHash, principal);
       }

@@ -107,7 +107,8 @@ export function createSessionsService(deps: {
         role: row.role,
         via: 'session',
         actor: { type: 'user', id: row.user_id, label: row.email },
-        session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash), twoFactor: row.totp_confirmed_at !== null },
+        twoFactor: row.totp_confirmed_at !== null,
+        session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash) },
       };
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
       cache.set(idHash, { identity, until: now + CACHE_TTL_MS });

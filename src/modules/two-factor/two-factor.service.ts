@@ -9,6 +9,7 @@ import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import { COMMAND_LINE, type AuditLog, type AuditSource } from '../audit/audit.service.js';
 import type { MembersService } from '../members/members.service.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes, spendRecoveryCode } from './two-factor.repo.js';
@@ -44,13 +45,21 @@ export function createTwoFactorService(deps: {
   users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor'>;
   members: Pick<MembersService, 'accountsOf'>;
   sessions: Pick<SessionsService, 'endAllOf' | 'forgetUser'>;
+  /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
+  apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
   audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, masterKey, users, members, sessions, audit } = deps;
+  const { db, clock, masterKey, users, members, sessions, apiKeys, audit } = deps;
   // The last time step each person's code was accepted at, so an overheard code cannot be used
   // again within its window. Kept in this process only: another replica could accept the same
   // code once more within 90 seconds, a risk accepted to keep sign-in free of a write per code.
   const lastSteps = new Map<number, number>();
+
+  /** What this process remembers of the person's sessions and of the keys of their accounts goes with a change of their second factor. */
+  async function forgetPrincipalsOf(userId: number): Promise<void> {
+    sessions.forgetUser(userId);
+    for (const account of await members.accountsOf(userId)) apiKeys.forgetAccount(account.id);
+  }
 
   const totp = (secret: string, label: string) =>
     new (otpauth().TOTP)({
@@ -126,7 +135,7 @@ export function createTwoFactorService(deps: {
         await sessions.endAllOf(user.id, trx, currentSessionId);
         await audit.record(principal, { action: 'two_factor.enabled', target: { type: 'user', id: user.id } }, trx);
       });
-      sessions.forgetUser(user.id);
+      await forgetPrincipalsOf(user.id);
       return codes;
     },
 
@@ -140,7 +149,7 @@ export function createTwoFactorService(deps: {
         await deleteRecoveryCodes(trx, user.id);
         await audit.record(principal, { action: 'two_factor.disabled', target: { type: 'user', id: user.id } }, trx);
       });
-      sessions.forgetUser(user.id);
+      await forgetPrincipalsOf(user.id);
     },
 
     /** `linkvault users reset-2fa`: for a person who lost their phone and their recovery codes. */
