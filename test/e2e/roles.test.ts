@@ -351,3 +351,37 @@ test("admins may do everything but owners: a key that acts as an owner, and an o
   assert.equal((await admin.client.delete(`/api/invitations/${asAdmin}`)).status, 204);
   assert.equal((await owner.client.delete(`/api/invitations/${asOwner}`)).status, 204);
 });
+
+test('removing a person revokes the keys they made in the account: none is listed as active, none works if they come back', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const elsewhere = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  await app.runtime.services.members.join(admin.userId, elsewhere.accountId, 'admin');
+  const made = (await admin.client.post('/api/api-keys', { name: 'admin script' })).body.api_key;
+  const chained = (await app.http(made.key).post('/api/api-keys', { name: 'made by the key' })).body.api_key;
+  assert.equal((await admin.client.post('/api/auth/switch-account', { accountId: elsewhere.accountId })).status, 200);
+  const theirKeyElsewhere = (await admin.client.post('/api/api-keys', { name: 'other account' })).body.api_key;
+
+  assert.equal((await owner.client.delete(`/api/members/${admin.userId}`)).status, 204);
+  const listed = (await owner.client.get('/api/api-keys')).body.api_keys as Array<{ name: string; active: boolean }>;
+  assert.deepEqual(
+    listed.map((key) => [key.name, key.active]),
+    [['default', true]],
+  );
+  await app.runtime.services.members.join(admin.userId, accountId, 'admin');
+  for (const key of [made, chained]) assert.equal((await app.http(key.key).get('/api/links')).status, 401, 'revoked, not merely idle');
+  assert.equal((await app.http(theirKeyElsewhere.key).get('/api/links')).status, 200, "their keys in another account are that account's");
+
+  const revoked = (await owner.client.get('/api/audit-log?action=api_key.revoked')).body.entries;
+  assert.deepEqual(
+    revoked
+      .map((entry: { actor: { id: number }; target: { id: string }; details: unknown }) => [entry.actor.id, Number(entry.target.id), entry.details])
+      .sort((a: number[], b: number[]) => a[1]! - b[1]!),
+    [
+      [owner.userId, made.id, { name: 'admin script', reason: 'maker_removed' }],
+      [owner.userId, chained.id, { name: 'made by the key', reason: 'maker_removed' }],
+    ],
+  );
+});

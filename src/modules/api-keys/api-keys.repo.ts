@@ -139,6 +139,18 @@ export async function toggleKey(db: Executor, accountId: number, keyId: number):
   return row === undefined ? undefined : { name: row.name, active: row.active === 1 };
 }
 
+/** Revokes every usable key one person made in the account; returns those revoked. */
+export function revokeKeysMadeBy(db: Executor, accountId: number, userId: number, now: number): Promise<Array<{ id: number; name: string }>> {
+  return db
+    .updateTable('api_keys')
+    .set({ active: 0, revoked_at: now })
+    .where('account_id', '=', accountId)
+    .where('created_by', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning(['id', 'name'])
+    .execute();
+}
+
 /** Returns the name of the key revoked, or undefined when the account has no such usable key. */
 export async function revokeKey(db: Executor, accountId: number, keyId: number, now: number): Promise<string | undefined> {
   const row = await db

@@ -15,6 +15,7 @@ import {
   keyLookup,
   makerOfKey,
   revokeKey,
+  revokeKeysMadeBy,
   toggleKey,
   usableKeysLister,
   type LiveKey,
@@ -157,6 +158,20 @@ export function createApiKeysService(deps: {
         await audit.record(principal, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
       });
       principals.forgetKey(keyId);
+    },
+
+    /**
+     * Revokes, in the transaction of their removal, the keys a person made in the account: they
+     * would act again if the person came back (ADR 0018). The caller forgets the account's keys after commit.
+     */
+    async revokeMadeBy(source: ChangeSource, userId: number, executor: Executor): Promise<void> {
+      for (const key of await revokeKeysMadeBy(executor, source.accountId, userId, clock())) {
+        await audit.record(
+          source,
+          { action: 'api_key.revoked', target: { type: 'api_key', id: key.id }, details: { name: key.name, reason: 'maker_removed' } },
+          executor,
+        );
+      }
     },
 
     /** Drops what this process remembers of the account's keys (after a plan change). */

@@ -22,8 +22,8 @@ export function createMembersService(deps: {
   audit: AuditLog;
   accounts: Pick<AccountRecords, 'lock'>;
   sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
-  /** Keys act with their maker's role: what this process remembers of them goes with a change. */
-  apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
+  /** Keys act with their maker's role: what this process remembers of them goes with a change, and a removal revokes them. */
+  apiKeys: Pick<ApiKeysService, 'forgetAccount' | 'revokeMadeBy'>;
   invitations: Pick<InvitationsService, 'withdrawBeyond'>;
 }) {
   const { db, clock, audit, accounts, sessions, apiKeys, invitations } = deps;
@@ -72,12 +72,12 @@ export function createMembersService(deps: {
         if (current === 'owner' || role === 'owner') assertMayAct(principal.role, 'owners');
         await assertOwnerRemains(trx, principal.accountId, current);
         await updateRole(trx, userId, principal.accountId, role);
-        await invitations.withdrawBeyond(principal, userId, role, trx);
         await audit.record(
           principal,
           { action: 'member.role_changed', target: { type: 'user', id: userId }, details: { from: current, to: role } },
           trx,
         );
+        await invitations.withdrawBeyond(principal, userId, role, trx);
         return current;
       });
       sessions.forgetUser(userId);
@@ -94,8 +94,9 @@ export function createMembersService(deps: {
         await assertOwnerRemains(trx, principal.accountId, current);
         await deleteMembership(trx, userId, principal.accountId);
         await sessions.endIn(userId, principal.accountId, trx);
-        await invitations.withdrawBeyond(principal, userId, null, trx);
         await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
+        await invitations.withdrawBeyond(principal, userId, null, trx);
+        await apiKeys.revokeMadeBy(principal, userId, trx);
       });
       apiKeys.forgetAccount(principal.accountId);
     },
