@@ -6,7 +6,8 @@ import { startApp } from '../helpers/app.js';
 import { claimVerifiedDomain, startDnsServer } from '../helpers/dns-server.js';
 import { createLink, uploadForm } from '../helpers/files.js';
 import type { HttpClient } from '../helpers/http.js';
-import { signedInPerson } from '../helpers/people.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
+import { startSmtp } from '../helpers/smtp.js';
 import { startAppWithStripe } from '../helpers/stripe-stand-in.js';
 import { VisitorClient } from '../helpers/visitor.js';
 
@@ -195,6 +196,30 @@ test('a change made in a session names the person who made it', async (t) => {
     assert.equal(entry.ip, '127.0.0.1', entry.action);
   }
   assert.deepEqual(theEntry(entries, 'link.deleted', room.body.id).details, { kind: 'room', name: 'Board room' });
+});
+
+test('an accepted invitation records the role the person holds after it, not the one it offered', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const owner = await signedInPerson(app, (await app.createAccount('business')).accountId, 'owner');
+  const email = 'twice@example.com';
+  const invite = async (role: 'member' | 'admin') => {
+    assert.equal((await owner.client.post('/api/invitations', { email, role })).status, 201);
+    const mail = await smtp.waitFor(email, (received) => received.text.includes(role === 'admin' ? 'as an admin' : 'as a member'));
+    return /\/invite\/([0-9A-Za-z]{43})/.exec(mail.text)![1]!;
+  };
+  const asMember = await invite('member');
+  const asAdmin = await invite('admin');
+
+  const browser = createSessionClient(app.url);
+  const joined = await browser.post('/api/invitations/accept', { token: asMember, name: 'Twice', password: TEST_PASSWORD });
+  assert.equal(joined.body.role, 'member');
+  const again = await browser.post('/api/invitations/accept', { token: asAdmin, password: TEST_PASSWORD });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.equal(again.body.role, 'member', 'someone already in the account keeps their role');
+
+  const accepted = (await auditLog(owner.client, '&action=invitation.accepted')).map((entry) => entry.details);
+  assert.deepEqual(accepted, [{ role: 'member' }, { role: 'member' }]);
 });
 
 test('owners and admins read the audit log, a member is refused naming the role, and no account sees another', async (t) => {

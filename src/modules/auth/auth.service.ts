@@ -409,9 +409,9 @@ export function createAuthService(deps: {
           const userId = await users.create({ email: invitation.email, name: input.name ?? '', password: input.password }, trx);
           user = { id: userId, email: invitation.email };
         }
-        await members.join(user.id, invitation.accountId, invitation.role, trx);
+        const role = await members.join(user.id, invitation.accountId, invitation.role, trx);
         const source = sourceFor(user, invitation.accountId, client);
-        await audit.record(source, { action: 'invitation.accepted', target: { type: 'user', id: user.id }, details: { role: invitation.role } }, trx);
+        await audit.record(source, { action: 'invitation.accepted', target: { type: 'user', id: user.id }, details: { role } }, trx);
         const started = await sessions.start(user.id, invitation.accountId, client, trx);
         await users.recordSignIn(user.id, trx);
         return { ...started, userId: user.id, accountId: invitation.accountId };

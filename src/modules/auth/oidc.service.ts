@@ -168,10 +168,10 @@ export function createOidcService(deps: {
       const admission = await admissionFor(email, existing === undefined, trx);
       if (!admission) throw new SingleSignOnRefused('oidc_no_account', 'single sign-on: no invitation or auto-join domain for this e-mail');
       const userId = existing?.id ?? (await users.create({ email, name, password: null }, trx));
-      await members.join(userId, admission.accountId, admission.role, trx);
+      const role = await members.join(userId, admission.accountId, admission.role, trx);
       await audit.record(
         { accountId: admission.accountId, actor: { type: 'user', id: userId, label: email }, ip: client.ip },
-        { action: admission.action, target: { type: 'user', id: userId }, details: { email, role: admission.role, method: 'oidc' } },
+        { action: admission.action, target: { type: 'user', id: userId }, details: { email, role, method: 'oidc' } },
         trx,
       );
       return auth.signInVerified({ id: userId, email }, client, trx);

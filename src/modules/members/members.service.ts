@@ -35,9 +35,12 @@ export function createMembersService(deps: {
   }
 
   return {
-    async join(userId: number, accountId: number, role: Role, executor: Executor = db): Promise<void> {
-      if (await findMembership(executor, userId, accountId)) return;
+    /** Makes the person a member with this role, unless they are one already; answers the role they hold. */
+    async join(userId: number, accountId: number, role: Role, executor: Executor = db): Promise<Role> {
+      const existing = await findMembership(executor, userId, accountId);
+      if (existing) return roleOf(existing.role);
       await insertMembership(executor, { userId, accountId, role, createdAt: clock() });
+      return role;
     },
 
     async roleIn(userId: number, accountId: number, executor: Executor = db): Promise<Role | null> {
