@@ -82,6 +82,8 @@ export interface Config {
   /** OpenID Connect single sign-on; undefined when OIDC_ISSUER is unset. */
   oidc: { issuer: string; clientId: string; clientSecret: string; autoJoinDomains: string[] } | undefined;
   auditRetentionDays: number;
+  /** An outbox row (a mail's recipient, subject, kind and outcome; its message goes once sent) is deleted this long after it was written. */
+  mailRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -273,5 +275,6 @@ export function loadConfig(env: Env = process.env): Config {
     require2fa: flag(env, 'REQUIRE_2FA'),
     oidc: oidc(env),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
+    mailRetentionDays: integer(env, 'MAIL_RETENTION_DAYS', 30, 1, 36500),
   };
 }

@@ -35,6 +35,7 @@ import { createOrphanBlobSweeper } from './modules/files/orphan-blob-sweeper.js'
 import { createLapsedAccessSweeper } from './modules/visits/lapsed-access-sweeper.js';
 import { createLinkRecords, createLinksService } from './modules/links/links.service.js';
 import { createNotifications } from './modules/notifications/notifications.service.js';
+import { createMailRetention } from './modules/notifications/mail-retention.js';
 import { createCheckoutService } from './modules/payments/checkout.service.js';
 import { createStripeConnect } from './modules/payments/connect.service.js';
 import { createStripeClient } from './modules/payments/stripe-client.js';
@@ -346,6 +347,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
   const auditRetention = createAuditRetention({ audit, clock, retentionDays: config.auditRetentionDays, log });
+  const mailRetention = createMailRetention({ mailer, clock, retentionDays: config.mailRetentionDays, log });
 
   return {
     config,
@@ -365,6 +367,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     expiryNotices,
     accessSweeper,
     auditRetention,
+    mailRetention,
     orphanSweeper,
     services: {
       apiKeys,
@@ -412,6 +415,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       accessSweeper.start();
       viewAlerts.start();
       auditRetention.start();
+      mailRetention.start();
       idempotency.start();
       sessions.startSweeper();
     },
@@ -426,6 +430,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await accessSweeper.stop();
       await viewAlerts.stop();
       await auditRetention.stop();
+      await mailRetention.stop();
       await idempotency.stop();
       await sessions.stopSweeper();
       await blobs.close();

@@ -162,7 +162,13 @@ export interface MailOutboxTable {
   id: Generated<number>;
   account_id: number | null;
   to_address: string;
+  /** the template (`otpCode`, `magicLink`…), or null for a message written without one */
+  kind: string | null;
+  /** the subject as kept: a one-time code in it is masked */
   subject: string;
+  /** the subject as sent, when `subject` masks a code in it; cleared with the body (0031) */
+  secret_subject: string | null;
+  /** the message, kept until it is sent or has failed for good, then '' (0031) */
   text_body: string;
   html_body: string | null;
   status: MailStatus;

@@ -1,24 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { startApp, type TestApp } from '../../test/helpers/app.js';
+import { startApp } from '../../test/helpers/app.js';
 import { createLink, downloadToken } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
 import { makePdf } from '../../test/helpers/pdf.js';
+import { otpCodeIn, startSmtp } from '../../test/helpers/smtp.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
 import { waitFor } from '../../test/helpers/wait.js';
 
 const MINUTE = 60_000;
 
-/** The last OTP code queued for `email` (read from the outbox, where every mail goes first). */
-async function lastCodeFor(app: TestApp, email: string): Promise<string> {
-  const mail = await app.runtime.database.db
-    .selectFrom('mail_outbox')
-    .select('text_body')
-    .where('to_address', '=', email)
-    .orderBy('id', 'desc')
-    .executeTakeFirstOrThrow();
-  return /\b(\d{6})\b/.exec(mail.text_body)![1]!;
+type TestSmtp = Awaited<ReturnType<typeof startSmtp>>;
+
+/** The code of the `nth` mail (from 1) to `email`, waiting for it at the test SMTP server (the outbox keeps no message once sent). */
+async function codeFor(smtp: TestSmtp, email: string, nth = 1): Promise<string> {
+  const mailsTo = () => smtp.received.filter((mail) => mail.to.includes(email));
+  await smtp.waitFor(email, () => mailsTo().length >= nth);
+  return otpCodeIn(mailsTo()[nth - 1]!);
 }
 
 /** The link's view count, as its owner reads it through the API. */
@@ -188,7 +187,8 @@ test('one client network opens at most 30 views of a link a minute; a reload in 
 });
 
 test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {
-  const app = await startApp(t);
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'for partners', 'p.txt', { requiresOtp: '1', allowedEmails: 'ann@solo.com', allowedDomains: 'partner.io' });
   const visitor = new VisitorClient(app.url);
@@ -202,7 +202,7 @@ test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 c
   const sent = await visitor.post(`/v/${id}/otp`, { email: 'Bob@Partner.IO' });
   assert.equal(sent.status, 303);
   assert.match((await visitor.get(`/v/${id}`)).text, /bob@partner\.io/);
-  const code = await lastCodeFor(app, 'bob@partner.io');
+  const code = await codeFor(smtp, 'bob@partner.io');
   assert.match(code, /^\d{6}$/);
   const wrong = code === '000000' ? '111111' : '000000';
   for (let i = 0; i < 4; i++) assert.equal((await visitor.post(`/v/${id}/otp/verify`, { code: wrong })).status, 422);
@@ -216,7 +216,7 @@ test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 c
   assert.equal(throttled.status, 429, 'a 4th code within 10 minutes');
   assert.ok(Number(throttled.headers.get('retry-after')) > 0);
 
-  const fresh = await lastCodeFor(app, 'bob@partner.io');
+  const fresh = await codeFor(smtp, 'bob@partner.io', 3);
   assert.equal((await visitor.post(`/v/${id}/otp/verify`, { code: fresh })).status, 303);
   assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
 });
@@ -353,13 +353,14 @@ test('the visitor IP comes from X-Forwarded-For only when TRUST_PROXY is set', a
 });
 
 test('watermark and preview are burned in on the server', async (t) => {
-  const app = await startApp(t);
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
   const { http } = await app.createAccount('professional');
   const original = await makePdf(5);
   const marked = await createLink(http, original, 'marked.pdf', { hasWatermark: '1', requiresOtp: '1', allowedDomains: 'example.com' });
   const visitor = new VisitorClient(app.url);
   await visitor.post(`/v/${marked}/otp`, { email: 'zoe@example.com' });
-  await visitor.post(`/v/${marked}/otp/verify`, { code: await lastCodeFor(app, 'zoe@example.com') });
+  await visitor.post(`/v/${marked}/otp/verify`, { code: await codeFor(smtp, 'zoe@example.com') });
   await visitor.get(`/v/${marked}`);
   assert.equal((await visitor.get(`/v/${marked}/content`)).status, 404, 'a watermarked visitor never receives the PDF');
   await waitFor(

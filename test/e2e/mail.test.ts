@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { createLink } from '../helpers/files.js';
+import { createSessionClient, signedInPerson } from '../helpers/people.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** Every outbox row to `to`, once none of them is pending any more. */
+async function settledMailTo(app: TestApp, to: string) {
+  const rowsTo = () => app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('id').execute();
+  return waitFor(rowsTo, (rows) => rows.length > 0 && rows.every((row) => row.status !== 'pending'));
+}
 
 /** A word each message's subject must carry in each language. */
 const SUBJECT_WORDS = {
@@ -115,4 +123,38 @@ test("without ALLOW_PRIVATE_SMTP an account's loopback server gets nothing: the 
   assert.equal(mail?.attempts, 1);
   assert.match(mail?.last_error ?? '', /127\.0\.0\.1 is not a public address/);
   assert.equal(own.received.length + system.received.length, 0, 'sent nowhere');
+  assert.deepEqual([mail?.text_body, mail?.html_body], ['', null], 'a mail failed for good keeps no message');
+});
+
+test('a sent mail keeps who, what and when in the outbox, never its message: no sign-in link or one-time code stays in the database', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { http, accountId } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, 'admin');
+
+  assert.equal((await createSessionClient(app.url).post('/api/auth/magic-link', { email: person.email })).status, 202);
+  const magicLink = await smtp.waitFor(person.email, (mail) => mail.text.includes('/sign-in/link'));
+  const token = /token=([0-9A-Za-z]{43})/.exec(magicLink.text)![1]!;
+  const link = await createLink(http, 'doc', 'Plan.txt', { requiresOtp: '1', allowedDomains: 'example.org' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.post(`/v/${link}/otp`, { email: 'guest@example.org' });
+  const code = otpCodeIn(await smtp.waitFor('guest@example.org'));
+
+  const [signInRow] = await settledMailTo(app, person.email);
+  const [codeRow] = await settledMailTo(app, 'guest@example.org');
+  for (const row of [signInRow!, codeRow!]) {
+    assert.equal(row.status, 'sent');
+    assert.deepEqual([row.text_body, row.html_body, row.secret_subject], ['', null, null], 'the message is gone');
+    assert.ok(row.sent_at! >= row.created_at);
+  }
+  assert.deepEqual([signInRow!.kind, signInRow!.subject], ['magicLink', magicLink.subject]);
+  assert.equal(codeRow!.kind, 'otpCode');
+  assert.match(codeRow!.subject, /^•+ is your code to view “Plan\.txt”$/, 'the code is masked in the subject kept');
+  const outbox = JSON.stringify(await app.runtime.database.db.selectFrom('mail_outbox').selectAll().execute());
+  assert.ok(!outbox.includes(token), 'no sign-in token in the outbox');
+  assert.ok(!outbox.includes(code), 'no one-time code in the outbox');
+
+  // What the mails carried still works: the link signs in, the code opens the document.
+  assert.equal((await createSessionClient(app.url).post('/api/auth/magic-link/confirm', { token })).status, 200);
+  assert.equal((await visitor.post(`/v/${link}/otp/verify`, { code })).status, 303);
 });

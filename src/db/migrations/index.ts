@@ -29,6 +29,7 @@ import * as linkViewTallies from './0027-link-view-tallies.js';
 import * as keyMakers from './0028-key-makers.js';
 import * as roomVisits from './0029-room-visits.js';
 import * as reportedSeconds from './0030-reported-seconds.js';
+import * as mailOutboxWithoutMessages from './0031-mail-outbox-without-messages.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0028-key-makers': keyMakers,
   '0029-room-visits': roomVisits,
   '0030-reported-seconds': reportedSeconds,
+  '0031-mail-outbox-without-messages': mailOutboxWithoutMessages,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -223,6 +223,7 @@ test('a refusing server gets retries with exponential backoff until it accepts',
   assert.equal(row?.attempts, 1);
   assert.equal(row?.next_attempt_at, clock.now + 2_000);
   assert.match(row?.last_error ?? '', /try again later/);
+  assert.equal(row?.text_body, 't', 'the message waits for its retry');
 
   clock.now += 1_999;
   assert.equal(await mailer.drain(), 0, 'not due before its backoff');
@@ -237,6 +238,7 @@ test('a refusing server gets retries with exponential backoff until it accepts',
   assert.equal(row?.status, 'sent');
   assert.equal(row?.attempts, 3);
   assert.equal(row?.last_error, null);
+  assert.equal(row?.text_body, '', 'sent: the message is gone');
   assert.equal(smtp.received.length, 1);
   assert.deepEqual(
     log.entries.map((entry) => entry.level),

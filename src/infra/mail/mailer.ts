@@ -1,7 +1,7 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { failedAttemptRecord, type JobFailure, type JobKind, type JobLog, type JobRunner, type RunningJob } from '../jobs/index.js';
-import { findMail, insertMail, markDelivered, recordMailFailure } from './outbox.repo.js';
+import { deleteMailBefore, findMail, insertMail, markDelivered, recordMailFailure } from './outbox.repo.js';
 import { pinToPublicAddress, RefusedSmtpHostError, type HostLookup } from './smtp-destination.js';
 import { createTransportCache, type MailTransportSettings } from './transport.js';
 
@@ -11,6 +11,10 @@ export interface OutgoingMail {
   text: string;
   html?: string;
   accountId?: number | null;
+  /** What the message is (its template), kept in the outbox after the message itself is gone. */
+  kind?: string;
+  /** The subject the outbox keeps, when `subject` carries a one-time code. */
+  maskedSubject?: string;
 }
 
 /** The job kind that sends one message of the outbox; its payload names the row. */
@@ -27,6 +31,8 @@ export interface Mailer {
   enqueue(mail: OutgoingMail, db?: Executor): Promise<number>;
   /** Sends every message due now, here (tests). Resolves with how many were handled. */
   drain(): Promise<number>;
+  /** Deletes up to `limit` outbox rows written before `before` (the retention sweep); resolves with how many went. */
+  deleteMailBefore(before: number, limit: number): Promise<number>;
   /** The `mail.send` kind, for the runtime to register on the job runner under MAIL_JOB. */
   readonly job: JobKind<MailJob>;
   /** Closes the SMTP connections (once the job runner has stopped). */
@@ -74,6 +80,7 @@ export function defaultBackoffMs(attempt: number): number {
 
 // One address, nothing that could smuggle in a second recipient or a header.
 const SINGLE_ADDRESS = /^[^\s@,;<>"]+@[^\s@,;<>"]+$/;
+const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
 
 export function createMailer(deps: MailerDeps): Mailer {
   const { db, clock, log, jobs, systemTransport, accountTransport, allowPrivateAccountSmtp = false, lookupAccountSmtpHost } = deps;
@@ -93,18 +100,16 @@ export function createMailer(deps: MailerDeps): Mailer {
     // Sent or given up already (a job that ran twice), or gone with its account's data.
     if (mail?.status !== 'pending') return;
     const settings = await chooseTransport(mail.account_id);
+    const subject = mail.secret_subject ?? mail.subject;
     if (!settings) {
       // Local trial without SMTP: the text is logged so codes and links can be read from the log.
-      log.info(
-        { mailId: mail.id, to: mail.to_address, subject: mail.subject, text: mail.text_body },
-        'mail not sent (no SMTP configured), logged instead',
-      );
+      log.info({ mailId: mail.id, to: mail.to_address, subject, text: mail.text_body }, 'mail not sent (no SMTP configured), logged instead');
       return markDelivered(db, mail.id, 'logged', job.attempt, clock());
     }
     await transports.get(settings).sendMail({
       from: settings.from,
       to: mail.to_address,
-      subject: mail.subject,
+      subject,
       text: mail.text_body,
       ...(mail.html_body !== null ? { html: mail.html_body } : {}),
     });
@@ -133,7 +138,9 @@ export function createMailer(deps: MailerDeps): Mailer {
           {
             accountId: mail.accountId ?? null,
             to: mail.to,
-            subject: mail.subject.replace(/[\r\n]+/g, ' '),
+            kind: mail.kind ?? null,
+            subject: oneLine(mail.subject),
+            maskedSubject: mail.maskedSubject === undefined ? null : oneLine(mail.maskedSubject),
             text: mail.text,
             html: mail.html ?? null,
           },
@@ -146,6 +153,7 @@ export function createMailer(deps: MailerDeps): Mailer {
       return executor.isTransaction ? write(executor) : executor.transaction().execute(write);
     },
     drain: () => jobs.drain(MAIL_JOB),
+    deleteMailBefore: (before, limit) => deleteMailBefore(db, before, limit),
     job: {
       run: send,
       onFailure: recordFailure,

@@ -5,7 +5,10 @@ import type { MailOutboxRow, MailStatus } from '../../db/types.js';
 export interface NewOutboxMail {
   accountId: number | null;
   to: string;
+  kind: string | null;
   subject: string;
+  /** The subject kept once the message is gone, when `subject` carries a one-time code. */
+  maskedSubject: string | null;
   text: string;
   html: string | null;
 }
@@ -22,7 +25,9 @@ export async function insertMail(db: Executor, mail: NewOutboxMail, now: number)
     .values({
       account_id: mail.accountId,
       to_address: mail.to,
-      subject: mail.subject,
+      kind: mail.kind,
+      subject: mail.maskedSubject ?? mail.subject,
+      secret_subject: mail.maskedSubject === null ? null : mail.subject,
       text_body: mail.text,
       html_body: mail.html,
       status: 'pending',
@@ -38,14 +43,37 @@ export function findMail(db: Executor, id: number): Promise<MailOutboxRow | unde
   return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * What an outbox row keeps once its job has ended: who, what kind, when and how it went, never the
+ * message, which carries live links and codes the database otherwise holds only as hashes.
+ */
+const WITHOUT_MESSAGE = { text_body: '', html_body: null, secret_subject: null } as const;
+
 /** The job that sends the message ended: it left (`sent`), or went to the log for want of a transport (`logged`). */
 export async function markDelivered(db: Executor, id: number, status: 'sent' | 'logged', attempts: number, now: number): Promise<void> {
-  await db.updateTable('mail_outbox').set({ status, attempts, sent_at: now, last_error: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('mail_outbox')
+    .set({ status, attempts, sent_at: now, last_error: null, ...WITHOUT_MESSAGE })
+    .where('id', '=', id)
+    .execute();
 }
 
-/** A failed attempt, as the job runner decided it: retried at `next_attempt_at`, or `failed` for good. */
+/** A failed attempt, as the job runner decided it: retried at `next_attempt_at` (the message kept for it), or `failed` for good. */
 export async function recordMailFailure(db: Executor, id: number, failure: FailedAttemptRecord): Promise<void> {
-  await db.updateTable('mail_outbox').set(failure).where('id', '=', id).where('status', '=', 'pending').execute();
+  const failedForGood = 'status' in failure;
+  await db
+    .updateTable('mail_outbox')
+    .set(failedForGood ? { ...failure, ...WITHOUT_MESSAGE } : failure)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Deletes up to `limit` rows written before `before`; answers how many went. */
+export async function deleteMailBefore(db: Executor, before: number, limit: number): Promise<number> {
+  const ids = db.selectFrom('mail_outbox').select('id').where('created_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('mail_outbox').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** For tests and diagnostics: oldest first. */

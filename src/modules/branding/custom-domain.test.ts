@@ -7,6 +7,7 @@ import { startApp, testEnv } from '../../../test/helpers/app.js';
 import { startDnsServer } from '../../../test/helpers/dns-server.js';
 import { createLink } from '../../../test/helpers/files.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
+import { startSmtp } from '../../../test/helpers/smtp.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/kysely.js';
 import { migrationProvider } from '../../db/migrations/index.js';
@@ -30,7 +31,8 @@ const tlsAsk = async (baseUrl: string, domain: string) => (await fetch(`${baseUr
 
 test('a claimed domain is pending and routes nothing until its TXT record is verified', async (t) => {
   const dns = await startDnsServer(t);
-  const app = await startApp(t, { env: { DNS_SERVERS: dns.address } });
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { DNS_SERVERS: dns.address, SMTP_URL: smtp.url } });
   const publicUrl = app.runtime.config.publicUrl;
   const alice = await app.createAccount('business');
   const bob = await app.createAccount('business');
@@ -83,10 +85,9 @@ test('a claimed domain is pending and routes nothing until its TXT record is ver
   assert.equal(await tlsAsk(app.url, 'docs.alice.example'), 200);
   assert.equal((await alice.http.post('/api/branding/domain/verify')).status, 200, 'verifying again changes nothing');
   await alice.http.post(`/api/links/${alicesLink}/share`, { emails: ['verified@example.com'] });
-  const mails = await app.runtime.database.db.selectFrom('mail_outbox').select(['to_address', 'text_body']).execute();
-  const textTo = (address: string) => mails.find((mail) => mail.to_address === address)!.text_body;
-  assert.ok(textTo('pending@example.com').includes(`${publicUrl}/v/${alicesLink}`), 'a pending domain is not in mail links');
-  assert.ok(textTo('verified@example.com').includes(`https://docs.alice.example/v/${alicesLink}`), 'a verified one is');
+  const textTo = async (address: string) => (await smtp.waitFor(address)).text;
+  assert.ok((await textTo('pending@example.com')).includes(`${publicUrl}/v/${alicesLink}`), 'a pending domain is not in mail links');
+  assert.ok((await textTo('verified@example.com')).includes(`https://docs.alice.example/v/${alicesLink}`), 'a verified one is');
 
   // A new domain starts over: pending with a fresh value, and the old one stops routing.
   const moved = await alice.http.post('/api/branding', { custom_domain: 'share.alice.example' });

@@ -42,7 +42,7 @@ export function createNotifications(deps: {
   /** Renders `kind` for the sender's account and queues it to `to`. */
   async function send<K extends MailKind>(sender: { account_id: number }, to: string, kind: K, data: MailData[K], executor: Executor): Promise<void> {
     const mail = await render(sender, kind, () => data, executor);
-    await mailer.enqueue({ accountId: sender.account_id, to, ...mail }, executor);
+    await mailer.enqueue({ accountId: sender.account_id, to, kind, ...mail }, executor);
   }
 
   /**
@@ -52,7 +52,7 @@ export function createNotifications(deps: {
   async function sendToPerson<K extends MailKind>(accountId: number | null, to: string, kind: K, data: MailData[K], executor: Executor) {
     const { brand, locale } = accountId === null ? { brand: DEFAULT_BRAND, locale: 'en' } : await mailBrandFor(accountId, executor);
     const mail = renderMail(kind, (MAIL_LOCALES as readonly string[]).includes(locale) ? (locale as MailLocale) : 'en', data, brand);
-    await mailer.enqueue({ accountId: null, to, ...mail }, executor);
+    await mailer.enqueue({ accountId: null, to, kind, ...mail }, executor);
   }
 
   return {
@@ -110,7 +110,7 @@ export function createNotifications(deps: {
         db,
       );
       await db.transaction().execute(async (trx) => {
-        for (const to of recipients) await mailer.enqueue({ accountId: link.account_id, to, ...mail }, trx);
+        for (const to of recipients) await mailer.enqueue({ accountId: link.account_id, to, kind: 'documentShared', ...mail }, trx);
       });
     },
 

@@ -1,7 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { failureLevel, type Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { scheduledJob } from '../../core/periodic-job.js';
+import { deleteInBatches } from '../../core/retention-sweep.js';
 import type { PortalAccessService } from '../portals/portal-access.service.js';
 import { deleteExpiredOtpCodes, deleteLapsedVisits } from './visits.repo.js';
 
@@ -26,15 +26,7 @@ export function createLapsedAccessSweeper(deps: {
   const { db, clock, log, portalSessions } = deps;
   const batchSize = deps.batchSize ?? 1000;
 
-  async function inBatches(purge: (limit: number) => Promise<number>): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await purge(batchSize);
-      total += deleted;
-      if (deleted < batchSize) return total;
-      await nextTurn();
-    }
-  }
+  const inBatches = (purge: (limit: number) => Promise<number>) => deleteInBatches(purge, batchSize);
 
   async function sweep() {
     const before = clock() - LAPSED_ACCESS_GRACE_MS;

@@ -14,10 +14,15 @@ export type Block =
 /** A message in one language, before layout: plain text everywhere, escaped only by the HTML layout. */
 export interface MailContent {
   subject: string;
+  /** The subject as the outbox keeps it once the message is sent, when `subject` carries a code. */
+  maskedSubject?: string;
   preheader: string;
   heading: string;
   blocks: Block[];
 }
+
+/** How a one-time code reads in the subject the outbox keeps. */
+const MASKED_CODE = '••••••';
 
 const SUBJECT_NAME_MAX = 80;
 const PERSONAL_MESSAGE_MAX = 2000;
@@ -65,12 +70,13 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
   otpCode(strings, raw) {
     const s = strings.otpCode;
     const data = { ...raw, documentName: oneLine(raw.documentName), code: oneLine(raw.code) };
-    return compose(s, data, [
+    const content = compose(s, data, [
       { kind: 'paragraph', text: s.intro(data) },
       { kind: 'code', code: data.code },
       { kind: 'paragraph', text: s.validity(data) },
       { kind: 'note', text: s.ignore },
     ]);
+    return { ...content, maskedSubject: compose(s, { ...data, code: MASKED_CODE }, []).subject };
   },
 
   documentShared(strings, raw) {

@@ -16,6 +16,8 @@ const STRINGS: Record<MailLocale, MailStrings> = { en, es, fr, pt, it };
 
 export interface RenderedMail {
   subject: string;
+  /** The subject the outbox keeps once the message is sent, when `subject` carries a one-time code. */
+  maskedSubject?: string;
   text: string;
   html: string;
 }
@@ -39,6 +41,7 @@ export function renderMail<K extends MailKind>(kind: K, locale: MailLocale, data
   };
   return {
     subject,
+    ...(content.maskedSubject !== undefined && { maskedSubject: safeSubject(content.maskedSubject) }),
     text: renderText(content, parts),
     html: renderHtml({ ...content, subject }, safe, parts),
   };
