@@ -289,7 +289,8 @@ export interface StripeAccountsTable {
 export interface PurchasesTable {
   id: Generated<number>;
   link_id: string;
-  checkout_session_id: string;
+  /** SHA-256 of the Stripe checkout session id, which downloads the purchase (`?session_id=`) (0032) */
+  checkout_session_hash: string;
   email: string;
   amount: number;
   currency: string;

@@ -7,6 +7,7 @@ import { createLink, sha256, uploadFile } from '../helpers/files.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 import { sellerWithPaidLink, startAppWithStripe } from '../helpers/stripe-stand-in.js';
 import { VisitorClient } from '../helpers/visitor.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NOT_CONFIGURED = { error: 'payments are not configured' };
 
@@ -226,7 +227,8 @@ test('the completed webhook records one purchase and sends one receipt, however 
   const db = app.runtime.database.db;
   const purchases = await db.selectFrom('purchases').selectAll().where('link_id', '=', linkId).execute();
   assert.equal(purchases.length, 1, 'one purchase');
-  assert.equal(purchases[0]!.checkout_session_id, sessionId);
+  assert.equal(purchases[0]!.checkout_session_hash, sha256(Buffer.from(sessionId)));
+  assert.ok(!JSON.stringify(purchases).includes(sessionId), 'the session id, which downloads the purchase, is kept only as its hash');
   assert.equal(purchases[0]!.amount, 1200);
   assert.equal((await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute()).length, 1, 'one token');
   const emitted = await db
@@ -241,6 +243,13 @@ test('the completed webhook records one purchase and sends one receipt, however 
   // The receipt's link is the buyer's own download token.
   const downloadUrl = /(http\S+download-original\?token=\S+)/.exec(mail.text)![1]!;
   assert.ok(downloadUrl.startsWith(`${app.url}/api/links/${linkId}/`));
+  const token = new URL(downloadUrl).searchParams.get('token')!;
+  const outbox = await waitFor(
+    () => db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'receipt@example.net').execute(),
+    (rows) => rows.every((row) => row.status === 'sent'),
+  );
+  assert.ok(!JSON.stringify(outbox).includes(token), 'the receipt left no download token in the outbox');
+  assert.equal((await downloadWithSession(app, linkId, sessionId)).status, 200, 'the session id still downloads, found by its hash');
   const download = await fetch(downloadUrl);
   assert.equal(download.status, 200);
   assert.equal(sha256(Buffer.from(await download.arrayBuffer())), sha256(content));

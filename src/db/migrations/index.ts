@@ -30,6 +30,7 @@ import * as keyMakers from './0028-key-makers.js';
 import * as roomVisits from './0029-room-visits.js';
 import * as reportedSeconds from './0030-reported-seconds.js';
 import * as mailOutboxWithoutMessages from './0031-mail-outbox-without-messages.js';
+import * as hashedCheckoutSessions from './0032-hashed-checkout-sessions.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0029-room-visits': roomVisits,
   '0030-reported-seconds': reportedSeconds,
   '0031-mail-outbox-without-messages': mailOutboxWithoutMessages,
+  '0032-hashed-checkout-sessions': hashedCheckoutSessions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,7 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { AppError, badRequest, forbidden, notFound, unprocessable } from '../../core/errors.js';
+import { sha256Hex } from '../../infra/crypto/tokens.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { isEmail } from '../links/link-settings.js';
 import { viewerPathOf } from '../links/links.service.js';
@@ -28,7 +29,8 @@ export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPu
   if (session.payment_status !== 'paid' || !linkId || !email || session.amount_total === null || !session.currency) return null;
   return {
     link_id: linkId,
-    checkout_session_id: session.id,
+    // The session id downloads the purchase: kept, like every token, as its hash.
+    checkout_session_hash: sha256Hex(session.id),
     email: email.toLowerCase(),
     amount: session.amount_total,
     currency: session.currency,
@@ -121,7 +123,8 @@ export function createCheckoutService(deps: {
      */
     async spendSessionDownload(link: Pick<LinkRow, 'id' | 'account_id' | 'name'>, sessionId: string): Promise<boolean> {
       if (!isCheckoutSessionId(sessionId)) return false;
-      if (!(await purchaseExists(db, sessionId))) {
+      const sessionHash = sha256Hex(sessionId);
+      if (!(await purchaseExists(db, sessionHash))) {
         // Without Stripe an unrecorded session proves nothing: the same 403 as any stranger's (a 503 would tell which links exist).
         if (!stripe) return false;
         const session = await retrieveOrNull(() => stripe.checkout.sessions.retrieve(sessionId));
@@ -130,7 +133,7 @@ export function createCheckoutService(deps: {
         await insertPurchase(db, purchase);
       }
       return db.transaction().execute(async (trx) => {
-        const spent = await spendPurchaseDownload(trx, link.id, sessionId, clock());
+        const spent = await spendPurchaseDownload(trx, link.id, sessionHash, clock());
         if (!spent) return false;
         const payload = { linkName: link.name, email: spent.email };
         await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId: link.id, payload });

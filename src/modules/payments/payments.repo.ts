@@ -43,23 +43,23 @@ export async function insertPurchase(db: Executor, purchase: NewPurchase): Promi
   const row = await db
     .insertInto('purchases')
     .values(purchase)
-    .onConflict((oc) => oc.column('checkout_session_id').doNothing())
+    .onConflict((oc) => oc.column('checkout_session_hash').doNothing())
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
 }
 
-export async function purchaseExists(db: Executor, checkoutSessionId: string): Promise<boolean> {
-  const row = await db.selectFrom('purchases').select('id').where('checkout_session_id', '=', checkoutSessionId).executeTakeFirst();
+export async function purchaseExists(db: Executor, checkoutSessionHash: string): Promise<boolean> {
+  const row = await db.selectFrom('purchases').select('id').where('checkout_session_hash', '=', checkoutSessionHash).executeTakeFirst();
   return row !== undefined;
 }
 
 /** Spends one download of a live purchase of this link, atomically; the buyer, or undefined if none was left. */
-export function spendPurchaseDownload(db: Executor, linkId: string, checkoutSessionId: string, now: number) {
+export function spendPurchaseDownload(db: Executor, linkId: string, checkoutSessionHash: string, now: number) {
   return db
     .updateTable('purchases')
     .set((eb) => ({ downloads_left: eb('downloads_left', '-', 1) }))
-    .where('checkout_session_id', '=', checkoutSessionId)
+    .where('checkout_session_hash', '=', checkoutSessionHash)
     .where('link_id', '=', linkId)
     .where('downloads_left', '>', 0)
     .where('expires_at', '>', now)
