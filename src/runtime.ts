@@ -80,6 +80,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const database: DatabaseHandle = openDatabase(config.database, {
     onConnectionLost: (err) => log.warn({ err }, 'the database closed an idle connection; the next query opens a new one'),
+    log,
   });
   // Heavy clients load only when configured: ioredis here, the AWS SDK and Stripe below.
   // No offline queue and a command timeout: while Redis is away, a hit fails at once and is

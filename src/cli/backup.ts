@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { countRows, listTables } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../infra/owner-only.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
 import {
   BLOBS_DIR,
@@ -91,7 +93,9 @@ export async function backup(config: Config, options: { to: string; includeMaste
   await withStores(config, async (database, blobs) => {
     const { applied } = await database.migrationStatus();
     if (applied.length === 0) throw new CommandError('the database holds no linkvault data yet (no migration has run): nothing to back up');
-    await fsp.mkdir(to, { recursive: true });
+    // The owner's alone: the copy of the database, and blob folders named after links.
+    await fsp.mkdir(to, { recursive: true, mode: OWNER_ONLY_FOLDER });
+    await fsp.chmod(to, OWNER_ONLY_FOLDER);
 
     const files: BackupFile[] = [];
     let migrations = applied;
@@ -117,7 +121,7 @@ export async function backup(config: Config, options: { to: string; includeMaste
     files.push(...copied.files);
 
     if (options.includeMasterKey && masterKey) {
-      await fsp.writeFile(path.join(to, KEY_FILE), masterKey.key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      await fsp.writeFile(path.join(to, KEY_FILE), masterKey.key.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
       files.push(await describeFile(to, KEY_FILE));
     }
     const manifest = newManifest({
@@ -134,7 +138,7 @@ export async function backup(config: Config, options: { to: string; includeMaste
       },
       files,
     });
-    await fsp.writeFile(path.join(to, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+    await fsp.writeFile(path.join(to, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: OWNER_ONLY_FILE });
 
     say(`backup written to ${to}`);
     say(
@@ -235,8 +239,9 @@ export async function restore(config: Config, options: { from: string }): Promis
   if (config.database.kind === 'sqlite') {
     // Copied under a temporary name and renamed: a failed copy never leaves a half database behind.
     const partial = `${config.database.file}.restoring`;
-    await fsp.mkdir(path.dirname(config.database.file), { recursive: true });
-    await fsp.copyFile(path.join(from, DATABASE_FILE), partial, fs.constants.COPYFILE_EXCL);
+    await fsp.mkdir(path.dirname(config.database.file), { recursive: true, mode: OWNER_ONLY_FOLDER });
+    // Streamed rather than copyFile, which gives the copy the backup file's mode: owner-only, whatever that was.
+    await pipeline(fs.createReadStream(path.join(from, DATABASE_FILE)), fs.createWriteStream(partial, { flags: 'wx', mode: OWNER_ONLY_FILE }));
     await fsp.rename(partial, config.database.file);
     say(`restored the database to ${config.database.file} (migration ${manifest.database.latestMigration}; newer migrations run at the next start)`);
   } else {
@@ -247,8 +252,8 @@ export async function restore(config: Config, options: { from: string }): Promis
   }
 
   if (keys.included && !keys.configured) {
-    await fsp.mkdir(config.dataDir, { recursive: true });
-    await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    await fsp.mkdir(config.dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
+    await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
     say(`restored the master key to ${path.join(config.dataDir, MASTER_KEY_FILE)}`);
   } else if (!keys.configured) {
     shout([

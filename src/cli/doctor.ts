@@ -4,11 +4,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
+import { openDatabase, sqliteFiles, type DatabaseHandle } from '../db/kysely.js';
 import { CONVERSION_OFF, findSoffice, isExecutableFile } from '../infra/convert/locate-soffice.js';
 import { probeNetworkIsolation } from '../infra/convert/offline-office.js';
 import { unwrapFileKey } from '../infra/crypto/envelope.js';
 import { findMasterKey, MASTER_KEY_FILE } from '../infra/crypto/master-key.js';
+import { octal, openToGroupOrOthers, type OpenFile } from '../infra/owner-only.js';
 import { SEGMENT_SIZE } from '../infra/crypto/segmented-aead.js';
 import { createTransportCache, transportSettingsFromUrl } from '../infra/mail/index.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
@@ -39,15 +40,28 @@ async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * A check's answer, failed when one of `files` lets group or others in: the database and the
+ * master key each hold, or open, every account's data. A failure of the check itself comes first.
+ */
+function failWhenOpenToOthers([status, message]: [Status, string], open: readonly OpenFile[]): [Status, string] {
+  if (open.length === 0 || status === 'FAIL') return [status, message];
+  const named = open.map(({ file, mode }) => `${file} (${octal(mode)})`).join(', ');
+  return ['FAIL', `${named} can be read by group or others: chmod 600 ${open.map(({ file }) => file).join(' ')}; ${message}`];
+}
+
 async function checkDatabase(config: Config, report: (status: Status, message: string) => void): Promise<DatabaseHandle | undefined> {
   if (config.database.kind === 'sqlite' && !fs.existsSync(config.database.file)) {
     report('warn', `no database yet at ${config.database.file}: \`linkvault migrate\` or the first start creates it`);
     return undefined;
   }
-  const database = openDatabase(config.database);
+  // Looked at before opening, which makes the -wal and -shm files in the database file's mode; the
+  // doctor reports a mode open to others, the server narrows it when it opens the database.
+  const open = config.database.kind === 'sqlite' ? openToGroupOrOthers(sqliteFiles(config.database.file)) : [];
+  const database = openDatabase(config.database, { keepModes: true });
   try {
     await withTimeout(database.ping(), 'the database');
-    report('ok', `${config.database.kind} answers`);
+    report(...failWhenOpenToOthers(['ok', `${config.database.kind} answers`], open));
     return database;
   } catch (error) {
     report('FAIL', `${config.database.kind} does not answer: ${reason(error)}`);
@@ -209,7 +223,9 @@ export async function runChecks(env: Record<string, string | undefined>): Promis
       record('storage', ['FAIL', `cannot open the blob storage: ${reason(error)}`]);
     }
     if (blobs) await guarded('storage', () => checkStorage(blobs!, config));
-    await guarded('master key', () => checkMasterKey(config, database, blobs));
+    await guarded('master key', async () =>
+      failWhenOpenToOthers(await checkMasterKey(config, database, blobs), openToGroupOrOthers([path.join(config.dataDir, MASTER_KEY_FILE)])),
+    );
   } finally {
     await blobs?.close().catch(() => undefined);
     await database?.close().catch(() => undefined);

@@ -9,6 +9,7 @@ import { migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
 import { DatabaseUnreachableError } from './executor.js';
+import { createOwnerOnlyFile, narrowToOwner, octal, OWNER_ONLY_FOLDER } from '../infra/owner-only.js';
 
 export type Db = Kysely<Database>;
 
@@ -22,7 +23,7 @@ export interface DatabaseHandle {
   migrator(): Promise<Migrator>;
   /** Which migrations this database has run and which it has not (read only: nothing is created). */
   migrationStatus(): Promise<{ applied: string[]; pending: string[] }>;
-  /** SQLite only: a consistent copy of the live database through SQLite's online backup API. */
+  /** SQLite only: a consistent copy of the live database through SQLite's online backup API, owner-only (0600). */
   snapshotTo(file: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -31,8 +32,27 @@ export interface DatabaseHandle {
 const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
-function openSqlite(file: string): SQLite.Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+/** The files of an SQLite database in WAL mode: SQLite gives the other two the database file's mode. */
+export const sqliteFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`];
+
+/**
+ * The database holds every account's data: its folder, when made here, and its files are the
+ * owner's alone, whatever the umask; files left open to others by an earlier release are narrowed.
+ */
+function makeOwnerOnly(file: string, log: DatabaseLog | undefined): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_FOLDER });
+  const narrowed = narrowToOwner(sqliteFiles(file));
+  if (narrowed.length > 0) {
+    log?.info(
+      { files: narrowed.map(({ file, mode }) => ({ file, mode: octal(mode) })) },
+      'the database was readable by group or others: narrowed to 0600',
+    );
+  }
+  createOwnerOnlyFile(file);
+}
+
+function openSqlite(file: string, options: OpenOptions): SQLite.Database {
+  if (!options.keepModes) makeOwnerOnly(file, options.log);
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can drop the last commits.
@@ -82,6 +102,18 @@ function asConnectionBroken(error: unknown): unknown {
 /** Told when the pool drops an idle connection that the server closed (a restart, a failover, pg_terminate_backend). */
 export type ConnectionLost = (error: Error) => void;
 
+export interface DatabaseLog {
+  info(obj: object, msg?: string): void;
+}
+
+export interface OpenOptions {
+  onConnectionLost?: ConnectionLost;
+  /** Told when an SQLite database that group or others could read is narrowed to 0600. */
+  log?: DatabaseLog;
+  /** SQLite: leave the files' modes as they are (the doctor reports them; it changes nothing). */
+  keepModes?: boolean;
+}
+
 function postgresDialect(url: string, onConnectionLost: ConnectionLost): PostgresDialect {
   // pg loads with the first connection, so an SQLite install never pays for it.
   const pool = async (): Promise<pg.Pool> => {
@@ -122,11 +154,11 @@ function postgresDialect(url: string, onConnectionLost: ConnectionLost): Postgre
   return new PostgresDialect({ pool });
 }
 
-export function openDatabase(config: DatabaseConfig, options: { onConnectionLost?: ConnectionLost } = {}): DatabaseHandle {
+export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): DatabaseHandle {
   let sqlite: SQLite.Database | undefined;
   let dialect: Dialect;
   if (config.kind === 'sqlite') {
-    sqlite = openSqlite(config.file);
+    sqlite = openSqlite(config.file, options);
     dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
   } else {
     dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined));
@@ -162,6 +194,8 @@ export function openDatabase(config: DatabaseConfig, options: { onConnectionLost
     },
     async snapshotTo(file: string) {
       if (!sqlite) throw new Error('a PostgreSQL database is copied with pg_dump, not snapshotTo');
+      // Made owner-only first: SQLite writes the copy into the file as it finds it.
+      createOwnerOnlyFile(file);
       await sqlite.backup(file);
     },
     async ping() {

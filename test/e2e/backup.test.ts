@@ -144,3 +144,56 @@ test('restore refuses a damaged backup, a wrong master key, and what is not a ba
   assert.equal(masterKey.status, 'ok');
   assert.match(masterKey.message, /decrypts stored files/);
 });
+
+const modeOf = async (file: string) => (await fs.stat(file)).mode & 0o777;
+
+test('under umask 022 the data folder, the database, the master key and a backup are the owner’s alone, and a restore keeps them so', async (t) => {
+  // As a default Linux login has it: every process this test starts inherits it.
+  const umask = process.umask(0o022);
+  t.after(() => process.umask(umask));
+  const root = await emptyDir(t, 'linkvault-modes-');
+  const env = await testEnv(t, { DATA_DIR: path.join(root, 'data') });
+  delete env.MASTER_KEY; // the first start makes DATA_DIR/master.key
+  const { server } = await serverWithOneFile(t, env);
+  const database = path.join(env.DATA_DIR!, 'linkvault.db');
+  const masterKey = path.join(env.DATA_DIR!, 'master.key');
+  assert.equal(await modeOf(env.DATA_DIR!), 0o700, 'DATA_DIR, made by the first command');
+  assert.equal(await modeOf(masterKey), 0o600);
+  if (!onPostgres) {
+    for (const file of [database, `${database}-wal`, `${database}-shm`]) assert.equal(await modeOf(file), 0o600, file);
+  }
+
+  const backupDir = path.join(root, 'backups', 'nightly');
+  const made = await runCli(['backup', '--to', backupDir, '--include-master-key'], env);
+  assert.equal(made.code, 0, made.stderr);
+  assert.equal(await modeOf(backupDir), 0o700);
+  const backedUp = (await fs.readdir(backupDir, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  assert.deepEqual(backedUp.sort(), onPostgres ? ['manifest.json', 'master.key'] : ['database.sqlite', 'manifest.json', 'master.key']);
+  for (const name of backedUp) assert.equal(await modeOf(path.join(backupDir, name)), 0o600, name);
+
+  const fresh = await testEnv(t, { DATA_DIR: path.join(root, 'restored') });
+  delete fresh.MASTER_KEY;
+  const restored = await runCli(['restore', '--from', backupDir], fresh);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(await modeOf(fresh.DATA_DIR!), 0o700);
+  assert.equal(await modeOf(path.join(fresh.DATA_DIR!, 'master.key')), 0o600);
+  if (!onPostgres) assert.equal(await modeOf(path.join(fresh.DATA_DIR!, 'linkvault.db')), 0o600);
+
+  // Files an earlier release left open to others: the doctor reports them, and a start narrows the database.
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  await fs.chmod(masterKey, 0o640);
+  if (!onPostgres) await fs.chmod(database, 0o644);
+  const doctor = await runCli(['doctor', '--json'], env);
+  assert.equal(doctor.code, 1, doctor.stdout);
+  const checks = Object.fromEntries(JSON.parse(doctor.stdout).checks.map((check: { check: string }) => [check.check, check]));
+  assert.equal(checks['master key'].status, 'FAIL');
+  assert.match(checks['master key'].message, /master\.key \(0640\) can be read by group or others: chmod 600 /);
+  if (onPostgres) return;
+  assert.equal(checks.database.status, 'FAIL');
+  assert.match(checks.database.message, /linkvault\.db \(0644\) can be read by group or others/);
+  assert.equal(await modeOf(database), 0o644, 'the doctor changes nothing');
+  const again = await startServerProcess(t, env);
+  await again.waitForOutput(/the database was readable by group or others: narrowed to 0600/);
+  assert.equal(await modeOf(database), 0o600);
+});

@@ -91,8 +91,8 @@ test('doctor: each broken part exits 1 and names its check', async (t) => {
 
 test('doctor: pending migrations and a bad configuration value fail', async (t) => {
   const env = await testEnv(t);
-  // A database that exists but was never migrated (an empty SQLite file; on PostgreSQL, the fresh schema).
-  if (!env.DATABASE_URL) await fs.writeFile(path.join(env.DATA_DIR!, 'linkvault.db'), '');
+  // A database that exists but was never migrated (an empty SQLite file, owner-only as linkvault makes it; on PostgreSQL, the fresh schema).
+  if (!env.DATABASE_URL) await fs.writeFile(path.join(env.DATA_DIR!, 'linkvault.db'), '', { mode: 0o600 });
   const pending = await doctor(env);
   assert.equal(pending.code, 1);
   assert.equal(pending.byName.database!.status, 'ok');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../owner-only.js';
 
 /** The key file's name in DATA_DIR, used when MASTER_KEY is not set. */
 export const MASTER_KEY_FILE = 'master.key';
@@ -18,10 +19,10 @@ function parseKeyFile(file: string, text: string): Buffer {
 export function loadMasterKey(configured: Buffer | undefined, dataDir: string): Buffer {
   if (configured) return configured;
   const file = path.join(dataDir, MASTER_KEY_FILE);
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
   try {
     // 'wx' fails if the file exists, so two processes starting together cannot both create one.
-    fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }

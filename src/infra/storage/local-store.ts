@@ -17,6 +17,7 @@ import {
   type BlobStore,
   type ByteRange,
 } from './blob-store.js';
+import { OWNER_ONLY_FOLDER } from '../owner-only.js';
 
 const TMP_DIR = '.tmp';
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
@@ -62,7 +63,8 @@ function hasCode(error: unknown, ...codes: string[]): boolean {
 export function createLocalBlobStore(dir: string): BlobStore {
   const root = path.resolve(dir);
   const tmpDir = path.join(root, TMP_DIR);
-  fs.mkdirSync(tmpDir, { recursive: true });
+  // Folder names are keys, and keys name links: the store's folder, when made here, is the owner's alone.
+  fs.mkdirSync(tmpDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
   // Temp files left by a crash: at once when their process is gone (a crash loop must not fill
   // the disk), else after an hour of no writes (another machine's, or an old name).
   const sweepingStaleTemps = removeStaleTempFiles(tmpDir).catch(() => undefined);

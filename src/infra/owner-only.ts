@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+
+/** Owner-only: what the database, its copies and the master key need, since they hold every account's data or the key to it. */
+export const OWNER_ONLY_FILE = 0o600;
+export const OWNER_ONLY_FOLDER = 0o700;
+const GROUP_OR_OTHERS = 0o077;
+
+export interface OpenFile {
+  file: string;
+  /** its permission bits, as `chmod` writes them: 0644 */
+  mode: number;
+}
+
+export const octal = (mode: number) => `0${mode.toString(8)}`;
+
+/** Those of `files` that group or others may use (read, write or run); a missing one is not. */
+export function openToGroupOrOthers(files: readonly string[]): OpenFile[] {
+  return files.flatMap((file) => {
+    const mode = modeOf(file);
+    return mode !== undefined && (mode & GROUP_OR_OTHERS) !== 0 ? [{ file, mode }] : [];
+  });
+}
+
+/** Takes group's and others' access away from those of `files` that have it; answers them, with the mode each had. */
+export function narrowToOwner(files: readonly string[]): OpenFile[] {
+  const open = openToGroupOrOthers(files);
+  for (const { file, mode } of open) fs.chmodSync(file, mode & ~GROUP_OR_OTHERS);
+  return open;
+}
+
+/** Creates `file` empty and owner-only, unless it exists (then it is left as it is). */
+export function createOwnerOnlyFile(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', OWNER_ONLY_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+function modeOf(file: string): number | undefined {
+  try {
+    return fs.statSync(file).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
