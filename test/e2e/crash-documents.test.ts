@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/kysely.js';
@@ -60,4 +65,44 @@ test(`a ${PAGES}-page PDF whose rendering is killed with kill -9 is finished aft
   const last = await visitor.get(`/v/${id}/pages/${PAGES}`);
   assert.equal(last.status, 200);
   assert.equal(last.headers.get('content-type'), 'image/webp');
+});
+
+/** The pid of a process of this machine that has ended. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await once(child, 'exit');
+  return child.pid!;
+}
+
+test("a start removes the conversion folders (decrypted documents) of a process that is gone, and keeps a live one's", async (t) => {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'linkvault-tmpdir-'));
+  t.after(() => fs.rm(tmp, { recursive: true, force: true }));
+  const host = os.hostname();
+  const dead = await deadPid();
+  /** A conversion's folder as a process left it, with the decrypted input in it. */
+  const leftover = async (name: string, ageMs = 0) => {
+    const folder = path.join(tmp, name);
+    await fs.mkdir(path.join(folder, 'in'), { recursive: true });
+    await fs.writeFile(path.join(folder, 'in', 'document.docx'), 'the decrypted document');
+    const at = new Date(Date.now() - ageMs);
+    await fs.utimes(folder, at, at);
+    return folder;
+  };
+  const crashed = await leftover(`linkvault-convert-${dead}@${host}-a1B2c3`);
+  const beforeOwners = await leftover('linkvault-convert-Xy9Zq1', 2 * 86_400_000);
+  const running = await leftover(`linkvault-convert-${process.pid}@${host}-d4E5f6`);
+  const otherMachine = await leftover(`linkvault-convert-${dead}@another-${host}-g7H8i9`);
+  const recentUnowned = await leftover('linkvault-convert-Qw3Er4');
+
+  const env = await testEnv(t, { TMPDIR: tmp });
+  await startServerProcess(t, env);
+  const remaining = await waitFor(
+    () => fs.readdir(tmp),
+    (names) => !names.includes(path.basename(crashed)) && !names.includes(path.basename(beforeOwners)),
+  );
+  assert.deepEqual(
+    remaining.filter((name) => name.startsWith('linkvault-convert-')).sort(),
+    [running, otherMachine, recentUnowned].map((folder) => path.basename(folder)).sort(),
+    "a dead process's folder and one older than any conversion go; a live process's, another machine's and a recent one stay",
+  );
 });

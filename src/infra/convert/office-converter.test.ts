@@ -24,11 +24,11 @@ const needsSoffice = { skip: existsSync(SOFFICE) ? false : `LibreOffice is not i
 
 /**
  * A converter whose jobs go to a temp root of this test, removed afterwards, with every started
- * group recorded along with the modes of the job directories at that moment; `afterSpawn` runs next.
+ * group recorded along with the names and modes of the job directories at that moment; `afterSpawn` runs next.
  */
 async function converterFor(t: TestContext, options: Partial<OfficeConverterOptions> = {}, afterSpawn?: (pid: number) => void) {
   const tempRoot = await realpath(await mkdtemp(path.join(os.tmpdir(), 'office-converter-test-')));
-  const spawned: Array<{ pid: number; jobDirModes: number[] }> = [];
+  const spawned: Array<{ pid: number; jobDirs: string[]; jobDirModes: number[] }> = [];
   const converter = createOfficeConverter({
     sofficePath: SOFFICE,
     timeoutMs: 60_000,
@@ -36,7 +36,8 @@ async function converterFor(t: TestContext, options: Partial<OfficeConverterOpti
     tempRoot,
     ...options,
     onSpawn: (pid) => {
-      spawned.push({ pid, jobDirModes: readdirSync(tempRoot).map((entry) => statSync(path.join(tempRoot, entry)).mode & 0o777) });
+      const jobDirs = readdirSync(tempRoot);
+      spawned.push({ pid, jobDirs, jobDirModes: jobDirs.map((entry) => statSync(path.join(tempRoot, entry)).mode & 0o777) });
       afterSpawn?.(pid);
     },
   });
@@ -146,6 +147,8 @@ test('each fixture converts with its page count and text, in a 0700 directory re
     const pageTexts = await pdfPageTexts(pdf);
     fixture.texts.forEach((text, page) => assert.match(pageTexts[Math.min(page, pageTexts.length - 1)]!, new RegExp(text), fixture.file));
     assert.deepEqual(spawned[index]?.jobDirModes, [0o700], `${fixture.file}: the job directory while LibreOffice ran`);
+    // Named after its process, so that a start after a crash can tell it was left behind.
+    assert.ok(spawned[index]?.jobDirs[0]?.startsWith(`linkvault-convert-${process.pid}@${os.hostname()}-`), spawned[index]?.jobDirs[0]);
     assert.deepEqual(await readdir(tempRoot), [], `${fixture.file}: the job directory is removed`);
     assert.deepEqual(await waitForGroupGone(spawned[index]!.pid), [], `${fixture.file}: no process of the group is left`);
   }

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { access, chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
+import { isGoneOwner, processOwner } from '../process-owner.js';
 import { probeNetworkIsolation, writeOfflineProfile, type NetworkIsolation } from './offline-office.js';
 
 /** File extensions LibreOffice turns into a PDF here. */
@@ -35,6 +36,16 @@ const EXTENSION_OF_MIME: ReadonlyMap<string, string> = new Map([
 
 /** How much of LibreOffice's output is kept for the logs: its last lines say why it failed. */
 const OUTPUT_TAIL_BYTES = 4096;
+
+/**
+ * Each conversion's folder, `linkvault-convert-<pid>@<host>-XXXXXX`: it holds the decrypted
+ * document and its PDF, so a start removes those a crashed process left (removeAbandonedJobFolders).
+ * No `~`: pathToFileURL escapes it in the profile URL, LibreOffice does not in its socket's name.
+ */
+const JOB_FOLDER_PREFIX = 'linkvault-convert-';
+const JOB_FOLDER_OWNER = /^linkvault-convert-(\d+@.+)-\w{6}$/;
+/** No conversion lasts this long (CONVERT_TIMEOUT_SECONDS is at most an hour): its folder is left from a crash. */
+const ABANDONED_JOB_AGE_MS = 86_400_000;
 
 /**
  * The extension (no dot) under which a file with this name and MIME type is converted, or null
@@ -97,6 +108,10 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   let availability: Promise<boolean> | undefined;
   let probedIsolation: Promise<NetworkIsolation> | undefined;
 
+  const tempRoot = path.resolve(options.tempRoot ?? os.tmpdir());
+  // At once, as the blob store does with its temp files: a crash loop must not fill the disk with decrypted documents.
+  void removeAbandonedJobFolders(tempRoot);
+
   const available = () => (availability ??= isExecutableFile(sofficePath));
   const isolation = () => (probedIsolation ??= probeNetworkIsolation(childEnvironment(os.tmpdir(), os.tmpdir())));
 
@@ -108,7 +123,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
 
     const offline = await isolation();
     // The real path: LibreOffice names its IPC socket after the profile URL with symlinks resolved.
-    const jobDir = await realpath(await mkdtemp(path.join(path.resolve(options.tempRoot ?? os.tmpdir()), 'linkvault-convert-')));
+    const jobDir = await realpath(await mkdtemp(path.join(tempRoot, `${JOB_FOLDER_PREFIX}${processOwner()}-`)));
     const profileDir = path.join(jobDir, 'profile');
     const profileUrl = pathToFileURL(profileDir).href;
     try {
@@ -156,6 +171,25 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   }
 
   return { available, isolation, toPdf };
+}
+
+/**
+ * Removes the conversion folders no conversion can still be using: those of a process of this
+ * machine that is gone, and any older than a conversion may last (another machine's sharing
+ * this folder, or one named before folders carried their process). Replicas on one machine
+ * share its temp folder: a live process's folders stay.
+ */
+async function removeAbandonedJobFolders(root: string): Promise<void> {
+  const abandonedBefore = Date.now() - ABANDONED_JOB_AGE_MS;
+  const names = await readdir(root).catch(() => []);
+  for (const name of names.filter((entry) => entry.startsWith(JOB_FOLDER_PREFIX))) {
+    const folder = path.join(root, name);
+    // lstat: a link planted in a shared temp folder is never followed.
+    const info = await lstat(folder).catch(() => undefined);
+    const owner = JOB_FOLDER_OWNER.exec(name)?.[1];
+    const abandoned = (owner !== undefined && isGoneOwner(owner)) || (info !== undefined && info.mtimeMs < abandonedBefore);
+    if (info?.isDirectory() && abandoned) await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  }
 }
 
 /** Nothing of the server's environment (its secrets) reaches LibreOffice; HOME and TMPDIR stay in the job. */

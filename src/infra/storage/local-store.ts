@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -18,29 +17,17 @@ import {
   type ByteRange,
 } from './blob-store.js';
 import { OWNER_ONLY_FOLDER } from '../owner-only.js';
+import { isGoneOwner, processOwner } from '../process-owner.js';
 
 const TMP_DIR = '.tmp';
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 /** Temp files carry their writer, `<pid>@<host>~<uuid>`, so a restart can tell a dead process's leftovers. */
-const TEMP_NAME = /^(\d+)@(.+)~[0-9a-f-]{36}$/;
-const tempOwner = () => `${process.pid}@${os.hostname()}`;
-
-/** Is `pid` a running process of this machine? (EPERM: it runs, as another user.) */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return hasCode(error, 'EPERM');
-  }
-}
+const TEMP_NAME = /^(\d+@.+)~[0-9a-f-]{36}$/;
 
 /** A temp file whose writer, on this machine, is gone: no upload can still be writing it. */
 function isAbandonedTemp(name: string): boolean {
-  const owner = TEMP_NAME.exec(name);
-  if (!owner || owner[2] !== os.hostname()) return false;
-  const pid = Number(owner[1]);
-  return pid !== process.pid && !isRunning(pid);
+  const owner = TEMP_NAME.exec(name)?.[1];
+  return owner !== undefined && isGoneOwner(owner);
 }
 // Large buffers let fs.WriteStream gather many small request chunks into one writev call.
 const WRITE_HIGH_WATER_MARK = 1024 * 1024;
@@ -136,7 +123,7 @@ export function createLocalBlobStore(dir: string): BlobStore {
   return {
     async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
       const { signal } = options;
-      const tmp = path.join(tmpDir, `${tempOwner()}~${randomUUID()}`);
+      const tmp = path.join(tmpDir, `${processOwner()}~${randomUUID()}`);
       let target: string | undefined;
       let fd: number | undefined;
       let writer: fs.WriteStream | undefined;
