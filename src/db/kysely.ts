@@ -9,7 +9,7 @@ import { migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
 import { DatabaseUnreachableError } from './executor.js';
-import { createOwnerOnlyFile, narrowToOwner, octal, OWNER_ONLY_FOLDER } from '../infra/owner-only.js';
+import { createOwnerOnlyFile, narrowToOwner, octal, OWNER_ONLY_FOLDER, type OpenFile } from '../infra/owner-only.js';
 
 export type Db = Kysely<Database>;
 
@@ -41,11 +41,14 @@ export const sqliteFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`
  */
 function makeOwnerOnly(file: string, log: DatabaseLog | undefined): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_FOLDER });
-  const narrowed = narrowToOwner(sqliteFiles(file));
-  if (narrowed.length > 0) {
-    log?.info(
-      { files: narrowed.map(({ file, mode }) => ({ file, mode: octal(mode) })) },
-      'the database was readable by group or others: narrowed to 0600',
+  const { narrowed, notOwned } = narrowToOwner(sqliteFiles(file));
+  const described = (files: OpenFile[]) => files.map(({ file, mode }) => ({ file, mode: octal(mode) }));
+  if (narrowed.length > 0) log?.info({ files: described(narrowed) }, 'the database was readable by group or others: narrowed to 0600');
+  // Another user's files: starting stays possible, and the operator is told (the doctor fails it too).
+  if (notOwned.length > 0) {
+    log?.warn(
+      { files: described(notOwned) },
+      'the database is readable by group or others and owned by another user: run chmod 600 on it as its owner',
     );
   }
   createOwnerOnlyFile(file);
@@ -104,6 +107,7 @@ export type ConnectionLost = (error: Error) => void;
 
 export interface DatabaseLog {
   info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
 }
 
 export interface OpenOptions {

@@ -21,11 +21,23 @@ export function openToGroupOrOthers(files: readonly string[]): OpenFile[] {
   });
 }
 
-/** Takes group's and others' access away from those of `files` that have it; answers them, with the mode each had. */
-export function narrowToOwner(files: readonly string[]): OpenFile[] {
-  const open = openToGroupOrOthers(files);
-  for (const { file, mode } of open) fs.chmodSync(file, mode & ~GROUP_OR_OTHERS);
-  return open;
+/**
+ * Takes group's and others' access away from those of `files` that have it; answers those narrowed,
+ * with the mode each had, and those left as they were because this process does not own them.
+ */
+export function narrowToOwner(files: readonly string[]): { narrowed: OpenFile[]; notOwned: OpenFile[] } {
+  const narrowed: OpenFile[] = [];
+  const notOwned: OpenFile[] = [];
+  for (const open of openToGroupOrOthers(files)) {
+    try {
+      fs.chmodSync(open.file, open.mode & ~GROUP_OR_OTHERS);
+      narrowed.push(open);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+      notOwned.push(open);
+    }
+  }
+  return { narrowed, notOwned };
 }
 
 /** Creates `file` empty and owner-only, unless it exists (then it is left as it is). */
