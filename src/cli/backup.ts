@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { countRows, listTables } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
-import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../infra/owner-only.js';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
 import {
   BLOBS_DIR,

@@ -9,7 +9,7 @@ import { CONVERSION_OFF, findSoffice, isExecutableFile } from '../infra/convert/
 import { probeNetworkIsolation } from '../infra/convert/offline-office.js';
 import { unwrapFileKey } from '../infra/crypto/envelope.js';
 import { findMasterKey, MASTER_KEY_FILE } from '../infra/crypto/master-key.js';
-import { octal, openToGroupOrOthers, type OpenFile } from '../infra/owner-only.js';
+import { octal, openToGroupOrOthers, type OpenFile } from '../db/owner-only.js';
 import { SEGMENT_SIZE } from '../infra/crypto/segmented-aead.js';
 import { createTransportCache, transportSettingsFromUrl } from '../infra/mail/index.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';

@@ -9,7 +9,7 @@ import { migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
 import { DatabaseUnreachableError } from './executor.js';
-import { createOwnerOnlyFile, narrowToOwner, octal, OWNER_ONLY_FOLDER, type OpenFile } from '../infra/owner-only.js';
+import { createOwnerOnlyFile, narrowToOwner, octal, OWNER_ONLY_FOLDER, type OpenFile } from './owner-only.js';
 
 export type Db = Kysely<Database>;
 

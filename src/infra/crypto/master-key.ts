@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
-import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../owner-only.js';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../../db/owner-only.js';
 
 /** The key file's name in DATA_DIR, used when MASTER_KEY is not set. */
 export const MASTER_KEY_FILE = 'master.key';

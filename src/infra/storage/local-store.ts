@@ -16,7 +16,7 @@ import {
   type BlobStore,
   type ByteRange,
 } from './blob-store.js';
-import { OWNER_ONLY_FOLDER } from '../owner-only.js';
+import { OWNER_ONLY_FOLDER } from '../../db/owner-only.js';
 import { isGoneOwner, processOwner } from '../process-owner.js';
 
 const TMP_DIR = '.tmp';
