@@ -143,8 +143,17 @@ test('API keys: created and shown once, then masked; toggled and revoked after c
   await page.reload();
   await row.waitFor();
   assert.equal(await page.getByText(key).count(), 0, 'the whole key is never shown again');
-  assert.match(await row.innerText(), /Test admin/, 'the row names who made the key, whose role it acts with');
-  assert.match(await page.locator('tbody tr', { hasText: 'default' }).innerText(), /Command line/);
+  assert.match(await row.innerText(), /Test admin · acts as admin/, 'the row names who made the key, and the role it acts with');
+  // The command-line key acts as owner: an admin is not offered what only an owner may do to it.
+  const commandLineKey = page.locator('tbody tr', { hasText: 'default' });
+  assert.match(await commandLineKey.innerText(), /Command line/);
+  assert.match(await commandLineKey.innerText(), /Only an owner can change it/);
+  assert.equal(await commandLineKey.getByRole('button').count(), 0);
+  const listed = (await client.get('/api/api-keys')).body.api_keys as Array<{ name: string; acts_as: string | null }>;
+  assert.deepEqual(listed.map((listedKey) => [listedKey.name, listedKey.acts_as]).sort(), [
+    ['CRM sync', 'admin'],
+    ['default', 'owner'],
+  ]);
 
   await row.getByRole('button', { name: 'Deactivate CRM sync' }).click();
   await row.getByText('Inactive').waitFor();

@@ -70,6 +70,9 @@ export function usableKeysLister(db: Kysely<Database>, precompile: Precompile) {
     db
       .selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.created_by')
+      .leftJoin('memberships', (join) =>
+        join.onRef('memberships.user_id', '=', 'api_keys.created_by').onRef('memberships.account_id', '=', 'api_keys.account_id'),
+      )
       .select([
         'api_keys.id',
         'api_keys.name',
@@ -80,6 +83,7 @@ export function usableKeysLister(db: Kysely<Database>, precompile: Precompile) {
         'api_keys.last_used_at',
         'api_keys.created_by',
         'users.name as maker_name',
+        'memberships.role as maker_role',
       ])
       .where('api_keys.account_id', '=', accountId as unknown as number)
       .where('api_keys.revoked_at', 'is', null)
@@ -90,7 +94,7 @@ export function usableKeysLister(db: Kysely<Database>, precompile: Precompile) {
 export type KeyListing = Pick<
   ApiKeyRow,
   'id' | 'name' | 'key_prefix' | 'active' | 'total_requests' | 'created_at' | 'last_used_at' | 'created_by'
-> & { maker_name: string | null };
+> & { maker_name: string | null; maker_role: string | null };
 
 /** Adds requests counted in memory to the stored total, keeping the latest use time. */
 export async function addKeyUsage(db: Executor, keyId: number, requests: number, lastUsedAt: number): Promise<void> {

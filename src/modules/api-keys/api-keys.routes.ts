@@ -16,6 +16,10 @@ const MaskedApiKey = Type.Object({
     description:
       'The person who made the key: it acts with their current role in the account and stops working when they leave it. Null: made at the command line, acts as owner.',
   }),
+  acts_as: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Null()], {
+    description:
+      "The role the key acts with now: its maker's role in the account (owner for a command-line key); null while its maker has none. Only owners switch off or revoke a key that acts as owner.",
+  }),
 });
 
 const tags = ['API keys'];

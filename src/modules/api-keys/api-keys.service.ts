@@ -111,6 +111,7 @@ export function createApiKeysService(deps: {
           created_at: isoTime(row.created_at),
           last_used_at: lastUsedAt === 0 ? null : isoTime(lastUsedAt),
           created_by: row.created_by === null ? null : { id: row.created_by, name: row.maker_name ?? '' },
+          acts_as: roleOfKey(row),
         };
       });
     },

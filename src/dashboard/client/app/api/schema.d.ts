@@ -3795,6 +3795,8 @@ export interface operations {
                                 id: number;
                                 name: string;
                             } | null;
+                            /** @description The role the key acts with now: its maker's role in the account (owner for a command-line key); null while its maker has none. Only owners switch off or revoke a key that acts as owner. */
+                            acts_as: "owner" | "admin" | "member" | null;
                         }[];
                     };
                 };

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { formatDateTime, formatNumber, t } from '../../i18n/index.js';
+import { useCan } from '../../session.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { useConfirm } from '../../ui/dialog.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
@@ -79,7 +80,15 @@ function NewKey({ created, onDone }: { created: { name: string; key: string }; o
   );
 }
 
+/** Who made the key, and the role it acts with now (a command-line key acts as owner). */
+function makerNote(key: ApiKey): string {
+  if (!key.created_by) return t('settings.apiKeys.commandLine');
+  const made = t('settings.apiKeys.madeBy', { name: key.created_by.name });
+  return key.acts_as ? `${made} · ${t(`settings.apiKeys.actsAs.${key.acts_as}`)}` : made;
+}
+
 function KeyTable({ keys }: { keys: ApiKey[] }) {
+  const can = useCan();
   const [confirm, confirmDialog] = useConfirm();
   const toggle = useMutation((id: number) => ok(api.PUT('/api/api-keys/{id}/toggle', { params: { path: { id } } })), ['api-keys']);
   const revoke = useMutation((id: number) => ok(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })), ['api-keys']);
@@ -116,9 +125,7 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
               <tr key={key.id}>
                 <td>
                   {key.name}
-                  <span class="muted settings-cell-note">
-                    {key.created_by ? t('settings.apiKeys.madeBy', { name: key.created_by.name }) : t('settings.apiKeys.commandLine')}
-                  </span>
+                  <span class="muted settings-cell-note">{makerNote(key)}</span>
                 </td>
                 <td>
                   <code>{key.key_prefix}</code>
@@ -129,26 +136,30 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
                 <td class="numeric">{formatNumber(key.total_requests)}</td>
                 <td>{formatDateTime(key.last_used_at)}</td>
                 <td>
-                  <div class="settings-cell-actions">
-                    <button
-                      type="button"
-                      class="button secondary small"
-                      disabled={toggle.busy}
-                      aria-label={t(key.active ? 'settings.apiKeys.deactivateNamed' : 'settings.apiKeys.activateNamed', { name: key.name })}
-                      onClick={() => void toggle.run(key.id)}
-                    >
-                      {key.active ? t('settings.apiKeys.deactivate') : t('settings.apiKeys.activate')}
-                    </button>
-                    <button
-                      type="button"
-                      class="button danger small"
-                      disabled={revoke.busy}
-                      aria-label={t('settings.apiKeys.revokeNamed', { name: key.name })}
-                      onClick={() => void revokeKey(key)}
-                    >
-                      {t('settings.apiKeys.revoke')}
-                    </button>
-                  </div>
+                  {key.acts_as === 'owner' && !can('owners') ? (
+                    <span class="muted">{t('settings.apiKeys.ownersOnly')}</span>
+                  ) : (
+                    <div class="settings-cell-actions">
+                      <button
+                        type="button"
+                        class="button secondary small"
+                        disabled={toggle.busy}
+                        aria-label={t(key.active ? 'settings.apiKeys.deactivateNamed' : 'settings.apiKeys.activateNamed', { name: key.name })}
+                        onClick={() => void toggle.run(key.id)}
+                      >
+                        {key.active ? t('settings.apiKeys.deactivate') : t('settings.apiKeys.activate')}
+                      </button>
+                      <button
+                        type="button"
+                        class="button danger small"
+                        disabled={revoke.busy}
+                        aria-label={t('settings.apiKeys.revokeNamed', { name: key.name })}
+                        onClick={() => void revokeKey(key)}
+                      >
+                        {t('settings.apiKeys.revoke')}
+                      </button>
+                    </div>
+                  )}
                 </td>
               </tr>
             ))}
