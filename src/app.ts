@@ -256,7 +256,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       downloads: services.downloads,
       counter: runtime.counter,
       previewImageOf: services.links.previewImageOf,
-      viewerBase: services.branding.viewerBase,
+      pageLookFor: services.branding.pageLookFor,
       publicUrl: config.publicUrl,
       clock: runtime.clock,
     });

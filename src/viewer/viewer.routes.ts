@@ -36,8 +36,8 @@ interface ViewerDeps {
   counter: WindowCounter;
   /** The preview picture of a live link, for unfurling apps. */
   previewImageOf: (linkId: string, roomId?: string, hostAccountId?: number) => Promise<Readable>;
-  /** Where the account's links live (its verified custom domain, or PUBLIC_URL): the origin of a link card's URLs. */
-  viewerBase: (accountId: number) => Promise<string>;
+  /** A page's brand and where the account's links live (its verified custom domain, or PUBLIC_URL): the origin of a link card's URLs. */
+  pageLookFor: (accountId: number) => Promise<{ brand: Brand; viewerBase: string }>;
   publicUrl: string;
   clock: () => number;
 }
@@ -107,7 +107,7 @@ function sizeLabel(bytes: number): string {
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */
 export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, deps) => {
-  const { visits, documents, pages, brandFor, accountForHost, purchases, downloads, counter, publicUrl, clock, previewImageOf, viewerBase } = deps;
+  const { visits, documents, pages, brandFor, accountForHost, purchases, downloads, counter, publicUrl, clock, previewImageOf, pageLookFor } = deps;
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   addVisitorPageHeaders(app);
@@ -152,8 +152,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
    * The link's card for apps that unfurl its address. Its absolute URLs are where the account's links
    * live, never the request's Host (nor X-Forwarded-Host, which not every proxy overwrites).
    */
-  async function previewTags(place: Place, { accountId, preview }: { accountId: number; preview: LinkPreview }) {
-    const origin = await viewerBase(accountId);
+  function previewTags(place: Place, preview: LinkPreview, origin: string) {
     return {
       title: preview.title,
       description: preview.description,
@@ -169,14 +168,14 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     { error, firstPageUrl }: { error?: AppError; firstPageUrl?: string } = {},
   ) {
     if (state.step === 'outside-room') return reply.redirect(viewerPathOf(place.roomId ?? place.linkId), 303);
-    const brand = await brandFor(link?.accountId ?? 0);
+    const { brand, viewerBase } = await pageLookFor(link?.accountId ?? 0);
     const message = MESSAGES[state.step];
     if (!link) return renderNotFound(reply);
     if (message) {
       const { status, heading, text } = message;
       return sendPage(reply, { template: 'message', status, title: heading, brand, data: { heading, text } });
     }
-    const preview = await previewTags(place, link);
+    const preview = previewTags(place, link.preview, viewerBase);
     if (shown) {
       return shown.kind === 'room'
         ? renderRoom(reply, shown.room, brand, preview)
@@ -201,8 +200,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   }
 
   /** A visit refused for now (too many from the client's network): the message, and when to come back. */
-  async function renderTooMany(reply: FastifyReply, place: Place, refusal: AppError) {
-    const { link } = await visits.page(place.linkId, await visitorAt(reply.request, place));
+  async function renderTooMany(reply: FastifyReply, place: Place, visitor: Visitor, refusal: AppError) {
+    const { link } = await visits.page(place.linkId, visitor);
     const heading = 'Please wait a minute';
     reply.headers(refusal.headers);
     return sendPage(reply, {
@@ -218,11 +217,12 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   async function renderCard(reply: FastifyReply, place: Place, { link, state }: VisitorPage) {
     if (!link || MESSAGES[state.step]) return renderState(reply, place, { link, state });
     const { title, description } = link.preview;
+    const { brand, viewerBase } = await pageLookFor(link.accountId);
     return sendPage(reply, {
       template: 'message',
       title,
-      brand: await brandFor(link.accountId),
-      preview: await previewTags(place, link),
+      brand,
+      preview: previewTags(place, link.preview, viewerBase),
       data: { heading: title, text: description ?? 'Open the link to view this document.' },
     });
   }
@@ -284,7 +284,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
         if (error.status === 429) return error;
         return visits.page(place.linkId, visitor);
       });
-      if (entered instanceof AppError) return renderTooMany(reply, place, entered);
+      if (entered instanceof AppError) return renderTooMany(reply, place, visitor, entered);
       if (entered.token && entered.state.step === 'session')
         remember(request, reply, place, entered.token, (entered.state.session.expiresAt - clock()) / 1000);
       const shown = entered.shown?.kind === 'document' ? entered.shown.document : undefined;

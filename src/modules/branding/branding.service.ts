@@ -130,6 +130,9 @@ export function createBrandingService(deps: {
     return (await accounts.hasPlan(accountId, 'business', executor)) ? findBranding(executor, accountId) : undefined;
   }
 
+  /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
+  const viewerBaseOf = (row: BrandingRow) => (row?.custom_domain ? `https://${row.custom_domain}` : publicUrl);
+
   /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
   async function assertClaimableDomain(accountId: number, domain: string): Promise<void> {
     if (domain === publicHost || domain.endsWith(`.${publicHost}`)) {
@@ -289,8 +292,13 @@ export function createBrandingService(deps: {
     async mailBrandFor(accountId: number, executor: Executor = db) {
       const row = await brandingInEffect(accountId, executor);
       const brand = brandOf(row, accountId);
-      const base = row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
-      return { brand: { ...brand, logoUrl: brand.logoUrl && `${base}${brand.logoUrl}` }, locale: row?.email_locale ?? 'en' };
+      return { brand: { ...brand, logoUrl: brand.logoUrl && `${viewerBaseOf(row)}${brand.logoUrl}` }, locale: row?.email_locale ?? 'en' };
+    },
+
+    /** A visitor page's brand and where the account's links live (its link card's URLs), from one read. */
+    async pageLookFor(accountId: number): Promise<{ brand: Brand; viewerBase: string }> {
+      const row = await brandingInEffect(accountId);
+      return { brand: brandOf(row, accountId), viewerBase: viewerBaseOf(row) };
     },
 
     /** The account's own SMTP server, when it has set one. */
@@ -328,8 +336,7 @@ export function createBrandingService(deps: {
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
     async viewerBase(accountId: number, executor: Executor = db): Promise<string> {
-      const row = await brandingInEffect(accountId, executor);
-      return row?.custom_domain ? `https://${row.custom_domain}` : publicUrl;
+      return viewerBaseOf(await brandingInEffect(accountId, executor));
     },
   };
 }
