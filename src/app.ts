@@ -66,6 +66,16 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     trustProxy: proxiesTrusted(config.trustProxy),
     // While it stops, a request that still arrives on an open connection is served, not refused.
     return503OnClosing: false,
+    // Fastify's defaults bound neither: a client could hold a connection for ever by sending a
+    // request's body one byte at a time, or none. Node checks the request timeout on an interval,
+    // here a tenth of the allowance, so a request is cut soon after its time rather than 30 s on;
+    // and only while the headers' own timeout is no longer than it (Node's default is 60 s).
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: {
+      connectionsCheckingInterval: Math.min(30_000, config.requestTimeoutSeconds * 100),
+      headersTimeout: Math.min(60_000, config.requestTimeoutSeconds * 1000),
+    },
     frameworkErrors,
     clientErrorHandler,
     schemaController: schemaCompilers,
@@ -82,8 +92,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     if (request.routeOptions.url?.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    // Shutting down: this answer is the connection's last (src/shutdown.ts).
-    if (runtime.readiness.closing) reply.header('connection', 'close');
+    // Shutting down: this answer is the connection's last (src/shutdown.ts). So is one given before
+    // its request's body arrived (a refused upload): Node would otherwise keep reading the rest,
+    // and a client sending it a byte at a time would keep the connection for as long as it liked.
+    if (runtime.readiness.closing || !request.raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
 

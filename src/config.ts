@@ -45,6 +45,10 @@ export interface Config {
   dnsServers: string[];
   /** Bearer token that /metrics requires; unset, /metrics does not exist. */
   metricsToken: string | undefined;
+  /** A connection on which nothing moves for this long is closed (a client that stops sending its request or reading its answer). */
+  idleTimeoutSeconds: number;
+  /** A request whose headers and body have not all arrived after this long is answered 408 and its connection closed. */
+  requestTimeoutSeconds: number;
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer can notice. */
   shutdownDrainSeconds: number;
   /** Then: how long requests in flight may take to finish before they are cut. */
@@ -256,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),
+    idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 60, 1, 3600),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 1800, 1, 86_400),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 600),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 1, 3600),
     eventPollMs: integer(env, 'EVENT_POLL_MS', 1_000, 10, 600_000),

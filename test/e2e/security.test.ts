@@ -370,3 +370,52 @@ test("a visitor's copies are bounded: no picture over 40 megapixels is decoded f
   assert.equal(limited.status, 429, 'the 121st of this minute');
   assert.ok(Number(limited.headers.get('retry-after')) > 0);
 });
+
+/** Opens a raw connection, writes `head`, then feeds `drip` bytes every `everyMs` until the server answers or closes. */
+function slowClient(url: string, head: string, everyMs?: number): Promise<{ answer: string; afterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1', () => socket.write(head));
+    const drip = everyMs === undefined ? undefined : setInterval(() => socket.write('a'), everyMs);
+    const giveUp = setTimeout(() => socket.destroy(new Error('the server kept the connection open for 15 s')), 15_000);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('close', () => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      resolve({ answer, afterMs: Date.now() - started });
+    });
+    socket.on('error', (error) => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      if (error.message.includes('15 s')) reject(error);
+    });
+  });
+}
+
+test('a client cannot hold a connection: by stopping its body, by sending it a byte at a time, or by sending it after a refusal', async (t) => {
+  const app = await startApp(t, { env: { IDLE_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '2' } });
+  const { apiKey } = await app.createAccount('professional');
+  const upload = (authorization: string) =>
+    `POST /api/upload HTTP/1.1\r\nHost: 127.0.0.1\r\n${authorization}Content-Type: multipart/form-data; boundary=b\r\n` +
+    'Content-Length: 100000\r\n\r\n--b\r\n';
+
+  const silent = await slowClient(app.url, upload(`Authorization: Bearer ${apiKey}\r\n`));
+  assert.equal(silent.answer, '');
+  assert.ok(silent.afterMs < 5_000, `closed after ${silent.afterMs} ms of silence`);
+
+  const dripping = await slowClient(app.url, upload(`Authorization: Bearer ${apiKey}\r\n`), 200);
+  assert.match(dripping.answer, /^HTTP\/1\.1 408 /);
+  assert.match(dripping.answer, /took too long to arrive/);
+  assert.ok(dripping.afterMs >= 2_000 && dripping.afterMs < 6_000, `cut after ${dripping.afterMs} ms`);
+
+  // Refused before its body arrived: the answer is the connection's last, the rest is not awaited.
+  const refused = await slowClient(app.url, upload(''), 200);
+  assert.match(refused.answer, /^HTTP\/1\.1 401 /);
+  assert.match(refused.answer, /\r\nconnection: close\r\n/i);
+  assert.ok(refused.afterMs < 1_000, `closed after ${refused.afterMs} ms`);
+
+  const healthy = await fetch(`${app.url}/healthz`);
+  assert.equal(healthy.status, 200, 'others are still served');
+  assert.match(healthy.headers.get('keep-alive') ?? '', /timeout=/, 'and a whole request keeps its connection');
+});
