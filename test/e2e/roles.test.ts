@@ -385,3 +385,29 @@ test('removing a person revokes the keys they made in the account: none is liste
     ],
   );
 });
+
+test('an invitation is checked again when used: one its inviter could no longer make is refused, even if it escaped the withdrawal', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId } = await app.createAccount('business');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const made = await admin.client.post('/api/invitations', { email: 'late@example.com', role: 'admin' });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const token = /\/invite\/([0-9A-Za-z]{43})/.exec((await smtp.waitFor('late@example.com')).text)![1]!;
+
+  // What a demotion that committed while the invitation was being made leaves behind: the
+  // inviter is a member now, and their invitation was not among those the demotion withdrew.
+  await app.runtime.database.db
+    .updateTable('memberships')
+    .set({ role: 'member' })
+    .where('user_id', '=', admin.userId)
+    .where('account_id', '=', accountId)
+    .execute();
+
+  const visitor = createSessionClient(app.url);
+  const accepted = await visitor.post('/api/invitations/accept', { token, name: 'Late', password: TEST_PASSWORD });
+  assert.equal(accepted.status, 404);
+  assert.match(accepted.body.error, /used, withdrawn or has expired/);
+  const page = await fetch(`${app.url}/invite/${token}`);
+  assert.doesNotMatch(await page.text(), /late@example\.com/, 'the invitation page does not offer it either');
+});

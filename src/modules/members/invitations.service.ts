@@ -4,6 +4,7 @@ import { assertMayAct, mayAct, roleOf, type Area, type Role } from '../../core/p
 import { isoTime } from '../../core/timestamps.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { InvitationRow } from '../../db/types.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
@@ -11,6 +12,7 @@ import { normalizeEmail } from '../users/users.service.js';
 import {
   deleteInvitation,
   findInvitationByTokenHash,
+  findMembership,
   findMembershipByEmail,
   findPendingInvitation,
   findPendingInvitationByEmail,
@@ -45,7 +47,8 @@ function areaOfInvitation(role: Role): Area {
 /**
  * Invitations to join an account: a hashed single-use token, seven days, mailed to the person.
  * An invitation stands only while its inviter could still make it: it is withdrawn when they
- * leave the account or take a role that could not have made it.
+ * leave the account or take a role that could not have made it, and checked again when it is
+ * used, since an invitation made while its inviter was being removed escapes the withdrawal.
  */
 export function createInvitationsService(deps: {
   db: Db;
@@ -65,6 +68,13 @@ export function createInvitationsService(deps: {
     createdAt: isoTime(row.created_at),
     expiresAt: isoTime(row.expires_at),
   });
+
+  /** Whether the person who made it (none: the command line) could still make it now. */
+  async function inviterStillMay(invitation: InvitationRow, executor: Executor): Promise<boolean> {
+    if (invitation.invited_by === null) return true;
+    const inviter = await findMembership(executor, invitation.invited_by, invitation.account_id);
+    return inviter !== undefined && mayAct(roleOf(inviter.role), areaOfInvitation(roleOf(invitation.role)));
+  }
 
   return {
     async invite(principal: Principal, input: { email: string; role: Role }) {
@@ -146,14 +156,19 @@ export function createInvitationsService(deps: {
     async peek(token: string): Promise<Invitation | null> {
       if (!INVITATION_TOKEN.test(token)) return null;
       const row = await findInvitationByTokenHash(db, sha256Hex(token));
-      if (!row || row.accepted_at !== null || row.expires_at <= clock()) return null;
+      if (!row || row.accepted_at !== null || row.expires_at <= clock() || !(await inviterStillMay(row, db))) return null;
       return { accountId: row.account_id, email: row.email, role: roleOf(row.role) };
     },
 
     /** Uses the invitation of a token, once; 404 when it cannot be used. */
     async claim(token: string, executor: Executor): Promise<Invitation> {
       const invitation = INVITATION_TOKEN.test(token) ? await findInvitationByTokenHash(executor, sha256Hex(token)) : undefined;
-      if (!invitation || invitation.expires_at <= clock() || !(await markInvitationAccepted(executor, invitation.id, clock()))) {
+      if (
+        !invitation ||
+        invitation.expires_at <= clock() ||
+        !(await inviterStillMay(invitation, executor)) ||
+        !(await markInvitationAccepted(executor, invitation.id, clock()))
+      ) {
         throw new AppError(404, 'This invitation has been used, withdrawn or has expired');
       }
       return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
@@ -162,7 +177,9 @@ export function createInvitationsService(deps: {
     /** The newest pending invitation for a verified e-mail (single sign-on), used at once. */
     async claimForEmail(email: string, executor: Executor): Promise<Invitation | null> {
       const invitation = await findPendingInvitationByEmail(executor, normalizeEmail(email), clock());
-      if (!invitation || !(await markInvitationAccepted(executor, invitation.id, clock()))) return null;
+      if (!invitation || !(await inviterStillMay(invitation, executor)) || !(await markInvitationAccepted(executor, invitation.id, clock()))) {
+        return null;
+      }
       return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
     },
   };
