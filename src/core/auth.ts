@@ -2,7 +2,7 @@ import type { FastifyContextConfig, FastifyReply, FastifyRequest, onRequestAsync
 import { safeEqual } from '../infra/crypto/tokens.js';
 import { forbidden, tooManyRequests, unauthorized } from './errors.js';
 import { assertMayAct, roleAtLeast, type Area, type Role } from './permissions.js';
-import { assertPlanAtLeast, type Plan } from './plans.js';
+import { assertPlanAtLeast, planOfArea, type Plan } from './plans.js';
 import type { WindowCounter, WindowHit } from './rate-limit.js';
 
 /** Who acts: an API key (with its maker's role) or a signed-in person in their current account. */
@@ -30,8 +30,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Called without a key or session (visitors, sign-in): download-original, checkout, the payment webhook, /api/auth. */
     public?: boolean;
-    /** The plan an API route needs; unset, the API's own minimum (professional, for keys only). */
-    plan?: Plan;
     /** The area of the permission table the route acts in; unset, `content` (every member). */
     area?: Area;
     /** Only a signed-in person can call it (their sessions, two-factor, switching accounts). */
@@ -133,8 +131,8 @@ export interface GuardOptions {
 
 /**
  * The one onRequest hook of /api, before any body is read. A key is judged by the key alone:
- * key → rate limit → plan (professional or the route's). Without a key, the session cookie:
- * session → same origin and CSRF token on changes → rate limit → the route's plan if it names
+ * key → rate limit → plan (professional, or the area's if more). Without a key, the session cookie:
+ * session → same origin and CSRF token on changes → rate limit → the area's plan if it names
  * one (the API plan is about keys). Then, for both, two-factor enrolment when required, and the
  * role the route's area needs.
  * The plan and area come from the matched route's options, never from the URL.
@@ -145,13 +143,14 @@ export function guardApi(options: GuardOptions): onRequestAsyncHookHandler {
     request.principal = null;
     const config = request.routeOptions.config;
     if (config.public) return;
+    const area = config.area ?? 'content';
     const authorization = request.headers.authorization;
     let identity: Identity | null;
     if (authorization !== undefined) {
       identity = await keys.authenticate(presentedKey(authorization));
       if (!identity) throw unauthorized('The API key is invalid, inactive or revoked');
       applyRateLimit(await counter.hit(`key:${identity.actor.id}`, 60_000), reply, perMinute, 'API key');
-      assertPlanAtLeast(identity.plan, config.plan ?? API_MINIMUM_PLAN);
+      assertPlanAtLeast(identity.plan, planOfArea(area) ?? API_MINIMUM_PLAN);
       if (config.sessionOnly) throw forbidden('This endpoint is for a signed-in person, not an API key');
     } else {
       const sessionId = cookieValue(request.headers.cookie, sessionCookie);
@@ -163,10 +162,11 @@ export function guardApi(options: GuardOptions): onRequestAsyncHookHandler {
         assertCsrfToken(request, identity.session.csrfToken);
       }
       applyRateLimit(await counter.hit(`user:${identity.actor.id}`, 60_000), reply, perMinute, 'person');
-      if (config.plan) assertPlanAtLeast(identity.plan, config.plan);
+      const plan = planOfArea(area);
+      if (plan) assertPlanAtLeast(identity.plan, plan);
     }
     if (require2fa) assertTwoFactorWhereRequired(identity, config);
-    assertMayAct(identity.role, config.area ?? 'content');
+    assertMayAct(identity.role, area);
     request.principal = { ...identity, ip: request.ip };
   };
 }

@@ -318,3 +318,36 @@ for (const { name, viewport } of VIEWPORTS) {
     assert.ok(viewport === DESKTOP || viewport === PHONE);
   });
 }
+
+test('settings a role may use but the plan does not include say which plan has them, and ask the API nothing', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('professional');
+  const { page, client } = await signedInDashboard(t, app, { role: 'admin', accountId });
+  const me = (await client.get('/api/me')).body;
+  assert.deepEqual(me.areasAbovePlan, [
+    { area: 'integrations', plan: 'business' },
+    { area: 'branding', plan: 'business' },
+  ]);
+  const refused: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 403) refused.push(response.url());
+  });
+
+  for (const [section, name] of [
+    ['branding', 'Branding'],
+    ['integrations', 'Integrations'],
+  ] as const) {
+    await openSection(page, app, section);
+    await page.getByRole('heading', { name: `${name} is part of the Business plan` }).waitFor();
+    await page.getByText('This account is on the Professional plan.', { exact: false }).waitFor();
+  }
+  await checkScreen(page, 'settings-beyond-plan');
+  assert.deepEqual(refused, []);
+
+  const business = await signedInDashboard(t, app, { role: 'admin' });
+  assert.deepEqual((await business.client.get('/api/me')).body.areasAbovePlan, []);
+  await openSection(business.page, app, 'branding');
+  assert.equal(await business.page.getByRole('heading', { name: /part of the/ }).count(), 0);
+  const member = await signedInPerson(app, accountId, 'member');
+  assert.deepEqual((await member.client.get('/api/me')).body.areasAbovePlan, [], 'only areas the role may manage');
+});

@@ -27,6 +27,10 @@ export const MeBody = Type.Object({
   areas: Type.Array(Type.String(), {
     description: "the areas of the product this role may manage (the permission table's names); a client hides the others",
   }),
+  areasAbovePlan: Type.Array(Type.Object({ area: Type.String(), plan: Type.String() }), {
+    description:
+      "of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade",
+  }),
 });
 
 const publicErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody } as const;

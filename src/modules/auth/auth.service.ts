@@ -1,7 +1,7 @@
 import type { Principal } from '../../core/auth.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
 import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
-import type { Plan } from '../../core/plans.js';
+import { planAtLeast, planOfArea, type Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
@@ -66,6 +66,14 @@ const existingSignIn = () => unauthorized('This e-mail already has a linkvault s
  */
 /** The areas of the permission table a role may act in, for a client to show only what it may use. */
 const areasOf = (role: Role): Area[] => (Object.keys(MINIMUM_ROLE) as Area[]).filter((area) => mayAct(role, area));
+
+/** Of the areas a role may manage, those the account's plan does not include, with the least plan that does. */
+function areasAbovePlan(role: Role, plan: string): { area: Area; plan: Plan }[] {
+  return areasOf(role).flatMap((area) => {
+    const needed = planOfArea(area);
+    return needed && !planAtLeast(plan, needed) ? [{ area, plan: needed }] : [];
+  });
+}
 
 export function createAuthService(deps: {
   db: Db;
@@ -460,6 +468,7 @@ export function createAuthService(deps: {
           accounts: [{ id: principal.accountId, name, role: principal.role }],
           csrfToken: null,
           areas: areasOf(principal.role),
+          areasAbovePlan: areasAbovePlan(principal.role, principal.plan),
         };
       }
       const user = await users.byId(principal.actor.id);
@@ -471,6 +480,7 @@ export function createAuthService(deps: {
         accounts: await members.accountsOf(user.id),
         csrfToken: principal.session?.csrfToken ?? null,
         areas: areasOf(principal.role),
+        areasAbovePlan: areasAbovePlan(principal.role, principal.plan),
       };
     },
 

@@ -78,8 +78,8 @@ async function readBrandingForm(request: FastifyRequest): Promise<{ fields: Reco
   return { fields, logo };
 }
 
-/** Branding is a business-plan feature. */
-const businessOnly = { plan: 'business', area: 'branding' } as const;
+/** Branding is a business-plan feature (core/plans.ts: AREA_PLAN). */
+const businessOnly = { area: 'branding' } as const;
 
 export const brandingRoutes: FastifyPluginAsyncTypebox<{ branding: BrandingService }> = async (app, { branding }) => {
   app.get(

@@ -3,6 +3,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { BrandingTable } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { AREA_PLAN } from '../../core/plans.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { TxtLookupError, type TxtLookup } from '../../infra/dns/txt-lookup.js';
@@ -127,7 +128,7 @@ export function createBrandingService(deps: {
    * plan, which branding is. An account moved lower keeps its settings, at rest until it is back.
    */
   async function brandingInEffect(accountId: number, executor: Executor = db): Promise<BrandingRow> {
-    return (await accounts.hasPlan(accountId, 'business', executor)) ? findBranding(executor, accountId) : undefined;
+    return (await accounts.hasPlan(accountId, AREA_PLAN.branding, executor)) ? findBranding(executor, accountId) : undefined;
   }
 
   /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
@@ -331,7 +332,7 @@ export function createBrandingService(deps: {
      */
     async accountForDomain(host: string): Promise<number | undefined> {
       const accountId = await accountIdForDomain(db, host.toLowerCase().replace(/\.$/, ''));
-      return accountId !== undefined && (await accounts.hasPlan(accountId, 'business')) ? accountId : undefined;
+      return accountId !== undefined && (await accounts.hasPlan(accountId, AREA_PLAN.branding)) ? accountId : undefined;
     },
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */

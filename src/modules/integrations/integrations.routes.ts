@@ -5,8 +5,8 @@ import { ErrorBody, IntegerIdParams, OkBody, authErrors } from '../../core/schem
 import type { IntegrationsService } from './integrations.service.js';
 
 const tags = ['Integrations'];
-/** Chat integrations are a business-plan feature. */
-const businessOnly = { plan: 'business', area: 'integrations' } as const;
+/** Chat integrations are a business-plan feature (core/plans.ts: AREA_PLAN). */
+const businessOnly = { area: 'integrations' } as const;
 const IntegrationTypeSchema = Type.Union([Type.Literal('slack'), Type.Literal('teams')]);
 
 /** The webhook URL is a secret: it is write-only and never part of any response. */

@@ -1,6 +1,7 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { AREA_PLAN } from '../../core/plans.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
 import type { AccountRecords } from '../accounts/account-records.js';
@@ -45,7 +46,7 @@ export function createIntegrationsService(deps: {
      * below the business plan (integrations are of it): moved lower, they rest until it is back.
      */
     async enabledIds(accountId: number, executor: Executor = db): Promise<number[]> {
-      return (await accounts.hasPlan(accountId, 'business', executor)) ? listEnabledIntegrationIds(executor, accountId) : [];
+      return (await accounts.hasPlan(accountId, AREA_PLAN.integrations, executor)) ? listEnabledIntegrationIds(executor, accountId) : [];
     },
 
     /** Where a delivery goes, or undefined once the integration is deleted. */

@@ -1522,6 +1522,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -1638,6 +1643,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -1854,6 +1864,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -2206,6 +2221,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -2320,6 +2340,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -2426,6 +2451,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -2614,6 +2644,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };
@@ -2706,6 +2741,11 @@ export interface operations {
                         csrfToken: string | null;
                         /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
                         areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
                     };
                 };
             };

@@ -73,6 +73,12 @@ export const settings = {
   'settings.nav.back': '← All settings',
   'settings.nav.unknownTitle': 'This section is not available',
   'settings.nav.unknownText': 'It does not exist, or your role does not let you use it.',
+  'settings.plan.title': '{section} is part of the {plan} plan',
+  'settings.plan.text':
+    'This account is on the {current} plan. Whoever runs this linkvault server can move it to {plan}; anything set here before is kept and takes effect again.',
+  'settings.plan.free': 'Free',
+  'settings.plan.professional': 'Professional',
+  'settings.plan.business': 'Business',
 
   'settings.profile.title': 'Profile',
   'settings.profile.description': 'Who you are signed in as. Others in the account see this name.',

@@ -1,7 +1,7 @@
 import { useRoute } from 'preact-iso';
 import type { ComponentType } from 'preact';
 import { t, type MessageKey } from '../../i18n/index.js';
-import { useCan, type Area } from '../../session.js';
+import { useCan, useMe, type Area } from '../../session.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
 import { AgreementsSection } from './agreements-section.js';
@@ -42,6 +42,24 @@ const SECTIONS: SettingsSection[] = [
 
 const hrefOf = (section: SettingsSection) => `/app/settings/${section.id}`;
 
+const PLAN_NAMES: Record<string, MessageKey> = {
+  free: 'settings.plan.free',
+  professional: 'settings.plan.professional',
+  business: 'settings.plan.business',
+};
+const planName = (plan: string) => (PLAN_NAMES[plan] ? t(PLAN_NAMES[plan]) : plan);
+
+/** A section the role may use but the account's plan does not include: said, rather than a refusal from the API. */
+function BeyondPlan({ section, plan }: { section: SettingsSection; plan: string }) {
+  const me = useMe();
+  return (
+    <EmptyState
+      title={t('settings.plan.title', { section: t(section.label), plan: planName(plan) })}
+      text={t('settings.plan.text', { current: planName(me.account.plan), plan: planName(plan) })}
+    />
+  );
+}
+
 function SectionNav({ sections, current }: { sections: SettingsSection[]; current: string | undefined }) {
   return (
     <nav class="settings-nav" aria-label={t('settings.nav.label')}>
@@ -65,10 +83,12 @@ function SectionNav({ sections, current }: { sections: SettingsSection[]; curren
 export function SettingsScreen() {
   const { params } = useRoute();
   const can = useCan();
+  const { areasAbovePlan } = useMe();
   const sections = SECTIONS.filter((section) => !section.area || can(section.area));
   const chosen = params.section;
   const section = chosen === undefined ? sections[0] : sections.find((candidate) => candidate.id === chosen);
   const Content = section?.component;
+  const neededPlan = areasAbovePlan.find((beyond) => beyond.area === section?.area)?.plan;
   return (
     <div class={`settings${chosen === undefined ? ' settings-index' : ''}`}>
       <PageHeader title={t('nav.settings')} />
@@ -80,7 +100,9 @@ export function SettingsScreen() {
               {t('settings.nav.back')}
             </a>
           )}
-          {Content ? (
+          {section && neededPlan ? (
+            <BeyondPlan section={section} plan={neededPlan} />
+          ) : Content ? (
             <Content />
           ) : (
             <EmptyState
