@@ -26,7 +26,7 @@ interface ViewerDeps {
     'enter' | 'page' | 'giveEmail' | 'acceptAgreement' | 'sendOtp' | 'verifyOtp' | 'checkPassword' | 'requestAccess' | 'trackPage'
   >;
   documents: Pick<DocumentsService, 'contentFor' | 'downloadFor' | 'agreementPdfFor'>;
-  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor' | 'openingPage'>;
+  pages: Pick<PagesService, 'manifestFor' | 'pageImageFor' | 'openingPage' | 'shownPageCount'>;
   brandFor: BrandProvider;
   /** The account whose custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
@@ -466,7 +466,7 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   for (const url of onLinkAndInRoom('/track')) {
     app.post(url, { schema: { hide: true, params: PlaceParams, body: TrackBody } }, async (request, reply) => {
       const place = placeOf(request.params);
-      const tracked = await visits.trackPage(place.linkId, await visitorAt(request, place), request.body.page, request.body.seconds);
+      const tracked = await visits.trackPage(place.linkId, await visitorAt(request, place), request.body, (link) => pages.shownPageCount(link));
       if (!tracked) throw forbidden('No view session for this link');
       return reply.code(204).send();
     });

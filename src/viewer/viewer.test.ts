@@ -6,6 +6,7 @@ import { createLink, downloadToken } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
 import { makePdf } from '../../test/helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../../test/helpers/smtp.js';
+import { burst } from '../../test/helpers/burst.js';
 import { VisitorClient } from '../../test/helpers/visitor.js';
 import { waitFor } from '../../test/helpers/wait.js';
 
@@ -426,11 +427,22 @@ test('HEAD, as link checkers and mail scanners send it, opens no view and spends
   assert.equal(events.filter((event) => event.type === 'link.downloaded').length, 2);
 });
 
-test('a visit reports no more reading time than twice what it has lasted, plus a minute', async (t) => {
+/** A link of a `pages`-page PDF, drawn. */
+async function pagedLink(http: HttpClient, pages: number, fields: Record<string, string> = {}): Promise<string> {
+  const id = await createLink(http, await makePdf(pages), 'deck.pdf', fields);
+  await waitFor(
+    async () => (await http.get(`/api/links/${id}`)).body.document.status,
+    (status) => status === 'ready',
+    60_000,
+  );
+  return id;
+}
+
+test('a view reports no more reading time than twice what it has lasted, plus a minute', async (t) => {
   let now = Date.now();
   const app = await startApp(t, { clock: () => now });
   const { http } = await app.createAccount('professional');
-  const id = await createLink(http, 'x', 'x.txt');
+  const id = await pagedLink(http, 3);
   const visitor = new VisitorClient(app.url);
   await visitor.get(`/v/${id}`);
   const reported = async () => (await http.get(`/api/links/${id}/analytics`)).body.totalSeconds as number;
@@ -459,6 +471,44 @@ test('a visit reports no more reading time than twice what it has lasted, plus a
   );
 });
 
+test('reading time counts from when the view began, not from the gate the visitor waited at', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await pagedLink(http, 2, { addPassword: '1', password: 'pw' });
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${id}/password`, { password: 'pw' })).status, 303);
+  now += 86_400_000;
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 3600 })).status, 204);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 2, seconds: 3600 })).status, 429);
+  assert.equal((await http.get(`/api/links/${id}/analytics`)).body.totalSeconds, 60, "a minute's grace, not a day's");
+});
+
+test("time is reported only on a page the visitor is shown: the document's, up to a preview", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await pagedLink(http, 5, { previewPages: '2' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${id}`);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 2, seconds: 5 })).status, 204);
+  for (const page of [3, 5, 100_000]) {
+    const refused = await visitor.postJson(`/v/${id}/track`, { page, seconds: 5 });
+    assert.equal(refused.status, 422, `page ${page}`);
+    assert.match(refused.text, new RegExp(`Page ${page} is not a page this document shows`));
+  }
+  const video = await createLink(http, Buffer.from('\x00\x00\x00\x18ftypmp42'), 'clip.mp4');
+  const watcher = new VisitorClient(app.url);
+  await watcher.get(`/v/${video}`);
+  assert.equal((await watcher.postJson(`/v/${video}/track`, { page: 2, seconds: 5 })).status, 422, 'a file without pages has one');
+  assert.equal((await watcher.postJson(`/v/${video}/track`, { page: 1, seconds: 5 })).status, 204);
+  const analytics = (await http.get(`/api/links/${id}/analytics`)).body;
+  assert.deepEqual(
+    analytics.pages.map((page: { page: number }) => page.page),
+    [2],
+  );
+});
+
 test('time per page is accepted only from a session of that link, within sane values', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
@@ -476,4 +526,29 @@ test('time per page is accepted only from a session of that link, within sane va
     rows.map((r) => [r.page, r.seconds]),
     [[1, 12]],
   );
+});
+
+test("a visitor's requests sent at once open one view, not one each: the view cap is left to others", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'numbers', 'q3.txt', { addPassword: '1', password: 'pw', maxViews: '3' });
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${id}/password`, { password: 'pw' })).status, 303);
+
+  const answers = await burst(
+    app.url,
+    Array.from({ length: 8 }, () => ({ method: 'GET', path: `/v/${id}`, headers: visitor.headersFor(`/v/${id}`) })),
+  );
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    Array(8).fill(200),
+  );
+  const link = (await http.get(`/api/links/${id}`)).body;
+  assert.equal(link.views, 1);
+  const events = (await http.get('/api/analytics/global')).body.recentActivity as Array<{ type: string }>;
+  assert.equal(events.filter((event) => event.type === 'link.viewed').length, 1);
+
+  const other = new VisitorClient(app.url);
+  await other.post(`/v/${id}/password`, { password: 'pw' });
+  assert.equal((await other.get(`/v/${id}`)).status, 200, 'another visitor still gets in');
 });

@@ -164,6 +164,13 @@ export function createPagesService(deps: {
   }
 
   return {
+    /** How many pages visitors of `link` are shown: its document's pages up to a preview's cut, once counted (until then, page 1); 1 for a file without pages. */
+    async shownPageCount(link: LinkRow): Promise<number> {
+      if (!isPaged(link)) return 1;
+      const document = shownDocument(await repo.findDocumentsOfLink(db, link.id), link);
+      return (document && visibleCount(document, link)) ?? 1;
+    },
+
     /** The pages a visitor holding a session of `linkId` may see, as far as they are ready. */
     async manifestFor(linkId: string, visitor: Visitor): Promise<PageManifest> {
       const { link, room, session } = await visits.requireSession(linkId, visitor);

@@ -100,6 +100,24 @@ export async function addReportedSeconds(db: Executor, visitId: number, seconds:
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Opens the visit's view session, once: false when another request opened it first (a visitor's
+ * requests sent at once), so that only one of them counts the view.
+ */
+export async function startSession(
+  db: Executor,
+  visitId: number,
+  session: { startedAt: number; expiresAt: number; viewId: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('visits')
+    .set({ session_started_at: session.startedAt, expires_at: session.expiresAt, view_id: session.viewId })
+    .where('id', '=', visitId)
+    .where('session_started_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function insertPageView(db: Executor, view: { visitId: number; page: number; seconds: number; now: number }) {
   await db.insertInto('page_views').values({ visit_id: view.visitId, page: view.page, seconds: view.seconds, created_at: view.now }).execute();
 }

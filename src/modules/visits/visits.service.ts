@@ -15,7 +15,7 @@ import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
-import { addReportedSeconds, findLiveVisit, insertPageView, insertVisit, updateVisit } from './visits.repo.js';
+import { addReportedSeconds, findLiveVisit, insertPageView, insertVisit, startSession, updateVisit } from './visits.repo.js';
 import type { ViewTallies } from './view-tallies.js';
 import type { Visitor, VisitorSession } from './visitor.js';
 
@@ -28,12 +28,15 @@ const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 const ACCESS_REQUESTS_PER_CLIENT = { limit: 5, windowMs: 60 * 60_000 } as const;
 const ACCESS_REQUESTS_PER_LINK = { limit: 50, windowMs: 60 * 60_000 } as const;
 /**
- * A visit reports at most twice the time it has lasted, plus a minute: someone may read in two tabs
+ * A view reports at most twice the time it has lasted, plus a minute: someone may read in two tabs
  * at once, and a browser's clock runs a little apart from ours. More is invented, and would let one
  * visit write rows without end; a report past that is cut to what is left, then refused.
  */
 const REPORTED_TIME_PER_SECOND_LASTED = 2;
 const REPORTED_TIME_GRACE_SECONDS = 60;
+
+/** Rolls back a view session opened past the link's view cap (reached by another visitor meanwhile). */
+class ViewCapReached extends Error {}
 
 /** The link was deleted while the visitor's request ran: from then on it is absent, as for anyone. */
 const linkGone = () => notFound('Link');
@@ -363,24 +366,27 @@ export function createVisitsService(deps: {
       ]);
       const { visit, token } = await ensureVisit(link, visitor, room?.visit);
       const now = clock();
-      const opened = await db.transaction().execute(async (trx) => {
-        if (!(await links.countViewUnderCap(trx, link.id))) return false;
-        await updateVisit(trx, visit.id, {
-          session_started_at: now,
-          expires_at: now + link.view_session_ttl * 1000,
-          view_id: randomBase62(6).toUpperCase(),
+      const opened = await db
+        .transaction()
+        .execute(async (trx) => {
+          const session = { startedAt: now, expiresAt: now + link.view_session_ttl * 1000, viewId: randomBase62(6).toUpperCase() };
+          if (!(await startSession(trx, visit.id, session))) return false;
+          if (!(await links.countViewUnderCap(trx, link.id))) throw new ViewCapReached();
+          await events.record(trx, {
+            accountId: link.account_id,
+            type: 'link.viewed',
+            linkId: link.id,
+            payload: { linkName: link.name, email: visit.email, ip: visit.ip },
+          });
+          await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
+          await tallies.viewOpened(trx, { linkId: link.id, email: visit.email, ip: visit.ip, userAgent: visit.user_agent, at: now });
+          return true;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ViewCapReached) return false;
+          throw error;
         });
-        await events.record(trx, {
-          accountId: link.account_id,
-          type: 'link.viewed',
-          linkId: link.id,
-          payload: { linkName: link.name, email: visit.email, ip: visit.ip },
-        });
-        await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
-        await tallies.viewOpened(trx, { linkId: link.id, email: visit.email, ip: visit.ip, userAgent: visit.user_agent, at: now });
-        return true;
-      });
-      // Its cap reached meanwhile, or the link deleted: a fresh look says which.
+      // Opened by another of the visitor's requests, its cap reached meanwhile, or the link deleted: a fresh look says which.
       if (!opened) return pageOf(await look(linkId, visitor));
       const session = await findLiveVisit(db, sha256Hex(token), link.id, roomIdOf(visitor), now);
       if (!session) throw linkGone();
@@ -521,12 +527,23 @@ export function createVisitsService(deps: {
       return token;
     },
 
-    /** Seconds spent on a page, reported by the viewer; only for the session's own link, and no more than the visit has lasted. */
-    async trackPage(linkId: string, visitor: Visitor, page: number, seconds: number): Promise<boolean> {
-      const { visit, state } = await look(linkId, visitor);
-      if (!visit || state.step !== 'session') return false;
+    /**
+     * Seconds spent on a page, reported by the viewer: only for the session's own link, on a page
+     * it shows (`pagesShown`: how many the link's document shows its visitors, from the module that
+     * owns documents), and no more than the view has lasted.
+     */
+    async trackPage(
+      linkId: string,
+      visitor: Visitor,
+      { page, seconds }: { page: number; seconds: number },
+      pagesShown: (link: LinkRow) => Promise<number>,
+    ): Promise<boolean> {
+      const { link, visit, state } = await look(linkId, visitor);
+      if (!link || !visit || state.step !== 'session') return false;
+      if (page > (await pagesShown(link))) throw unprocessable(`Page ${page} is not a page this document shows`);
       const now = clock();
-      const lastedSeconds = Math.floor((now - visit.created_at) / 1000);
+      // From the view's start: a visit may wait at its gates for days before it is let in.
+      const lastedSeconds = Math.floor((now - (visit.session_started_at ?? now)) / 1000);
       const budget = REPORTED_TIME_PER_SECOND_LASTED * lastedSeconds + REPORTED_TIME_GRACE_SECONDS;
       const granted = Math.min(seconds, budget - visit.reported_seconds);
       const tooMuch = () => tooManyRequests(1, 'More reading time was reported than this view has lasted');
