@@ -187,6 +187,29 @@ test('one client network opens at most 30 views of a link a minute; a reload in 
   assert.equal((await new VisitorClient(app.url).get(`/v/${other}`)).status, 200, 'each link counts on its own');
 });
 
+test('codes sent at once each take one of the 5 tries before they are compared: a burst cannot guess more', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'for partners', 'p.txt', { requiresOtp: '1', allowedDomains: 'partner.io' });
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.post(`/v/${id}/otp`, { email: 'bob@partner.io' })).status, 303);
+  const code = await codeFor(smtp, 'bob@partner.io');
+  const guesses = Array.from({ length: 30 }, (_, n) => String((Number(code) + 1 + n) % 1_000_000).padStart(6, '0'));
+  const path = `/v/${id}/otp/verify`;
+  const headers = { ...visitor.headersFor(path), 'content-type': 'application/x-www-form-urlencoded' };
+  const answers = await burst(
+    app.url,
+    guesses.map((guess) => ({ method: 'POST', path, headers, body: new URLSearchParams({ code: guess }).toString() })),
+  );
+  const compared = answers.filter((answer) => /not right|Too many wrong codes/.test(answer.text));
+  assert.equal(compared.length, 5, answers.map((answer) => answer.status).join(' '));
+  assert.ok(answers.every((answer) => answer.status === 422));
+  const [row] = await app.runtime.database.db.selectFrom('otp_codes').select('attempts').execute();
+  assert.equal(row!.attempts, 5);
+  assert.equal((await visitor.post(path, { code })).status, 422, 'the right code came too late: it is burnt');
+});
+
 test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

@@ -5,7 +5,7 @@ import { tooManyRequests, unprocessable } from '../../core/errors.js';
 import type { WindowCounter } from '../../core/rate-limit.js';
 import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { safeEqual, sha256Hex } from '../../infra/crypto/tokens.js';
-import { consumeOtpCode, findLatestOtpCode, insertOtpCode, recordOtpAttempt } from './visits.repo.js';
+import { consumeOtpCode, findLatestOtpCode, insertOtpCode, takeOtpTry } from './visits.repo.js';
 
 export const OTP_TTL_MS = 10 * 60_000;
 export const OTP_MAX_TRIES = 5;
@@ -52,16 +52,16 @@ export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCo
       return code;
     },
 
-    /** Spends the code if it is right; a wrong one counts a try (422), the 5th burns it. */
+    /** Spends the code if it is right; every try is counted before the comparison, a wrong one is a 422, the 5th burns it. */
     async verify(scope: string, email: string, code: string): Promise<void> {
       const now = clock();
       const stored = await findLatestOtpCode(db, scope, email, now);
-      if (!stored || stored.attempts >= OTP_MAX_TRIES) throw unprocessable('This code has expired; ask for a new one');
+      const tries = stored && (await takeOtpTry(db, stored.id, OTP_MAX_TRIES, now));
+      if (!stored || tries === undefined) throw unprocessable('This code has expired; ask for a new one');
       if (safeEqual(stored.code_hash, hashCode(scope, email, code.trim()))) {
         if (await consumeOtpCode(db, stored.id, now)) return;
         throw unprocessable('This code has already been used; ask for a new one');
       }
-      const tries = await recordOtpAttempt(db, stored.id);
       if (tries >= OTP_MAX_TRIES) {
         await consumeOtpCode(db, stored.id, now);
         throw unprocessable('Too many wrong codes; ask for a new one');

@@ -69,15 +69,22 @@ export function findLatestOtpCode(db: Executor, scope: string, email: string, no
     .executeTakeFirst();
 }
 
-/** Counts one wrong try; returns the tries made so far. */
-export async function recordOtpAttempt(db: Executor, id: number): Promise<number> {
+/**
+ * Takes one of the code's tries before it is compared; the tries taken so far, or undefined when
+ * none is left (or the code was spent or has expired). One guarded UPDATE: requests sent at once
+ * cannot all be compared against the code on the strength of one read of its count.
+ */
+export async function takeOtpTry(db: Executor, id: number, maxTries: number, now: number): Promise<number | undefined> {
   const row = await db
     .updateTable('otp_codes')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', maxTries)
     .returning('attempts')
-    .executeTakeFirstOrThrow();
-  return row.attempts;
+    .executeTakeFirst();
+  return row?.attempts;
 }
 
 /** Spends the code once: false if another request already did. */
