@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type Dialect, type SqliteDatabase } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
@@ -158,12 +158,30 @@ function postgresDialect(url: string, onConnectionLost: ConnectionLost): Postgre
   return new PostgresDialect({ pool });
 }
 
+/**
+ * SQLite's schema changes are transactional, which Kysely's SQLite adapter does not claim: its
+ * migrator then ran migrations without a transaction, and one cut short (a stopped process, a
+ * failed statement) left a half-changed schema that no later run could migrate. Saying so makes
+ * a run of migrations commit whole or not at all, as on PostgreSQL.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class MigratableSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): DatabaseHandle {
   let sqlite: SQLite.Database | undefined;
   let dialect: Dialect;
   if (config.kind === 'sqlite') {
     sqlite = openSqlite(config.file, options);
-    dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+    dialect = new MigratableSqliteDialect({ database: withStatementCache(sqlite) });
   } else {
     dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined));
   }

@@ -27,8 +27,8 @@ export async function openTestDatabase(t: TestContext): Promise<{ handle: Databa
  * An empty database of the test's own with a migrator over it, for a test of an upgrade: it
  * migrates to the release before, writes that release's rows, then migrates to the latest.
  */
-export async function openUnmigratedDatabase(t: TestContext): Promise<{ db: Db; migrator: Migrator }> {
+export async function openUnmigratedDatabase(t: TestContext): Promise<{ db: Db; migrator: Migrator; kind: DatabaseHandle['kind'] }> {
   const handle = openDatabase(loadConfig(await testEnv(t)).database);
   t.after(() => handle.close());
-  return { db: handle.db, migrator: await handle.migrator() };
+  return { db: handle.db, migrator: await handle.migrator(), kind: handle.kind };
 }
