@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { burst } from '../helpers/burst.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
 import { runCli } from '../helpers/process.js';
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.js';
@@ -26,9 +27,18 @@ async function setUp(app: TestApp, input: { email: string; companyName?: string 
   return { token, browser, answer };
 }
 
-test('first run: the setup link makes the owner of a new account on DEFAULT_PLAN, once; the same e-mail joins its CLI account', async (t) => {
+test('first run: the setup link makes the owner of a new account on DEFAULT_PLAN, once', async (t) => {
   const app = await startApp(t);
   assert.equal(await app.runtime.services.auth.needsSetup(), true);
+  const tooShort = await createSessionClient(app.url).post('/api/auth/setup', {
+    token: new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token'),
+    name: 'Y',
+    email: 'y@example.com',
+    password: 'short',
+    companyName: 'Y',
+  });
+  assert.equal(tooShort.status, 400);
+
   const { token, browser, answer } = await setUp(app, { email: 'Founder@Example.com', companyName: 'Founders Inc' });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   assert.deepEqual(answer.body.account.plan, 'business');
@@ -45,23 +55,48 @@ test('first run: the setup link makes the owner of a new account on DEFAULT_PLAN
     companyName: 'X',
   });
   assert.equal(again.status, 404, 'single use');
+});
 
+test('first run: the links printed before it are spent with the one used, and no new one makes a second owner', async (t) => {
+  const app = await startApp(t);
+  const links = await Promise.all([1, 2, 3].map(async () => new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token')!));
+  const setUpWith = (token: string, email: string) =>
+    createSessionClient(app.url).post('/api/auth/setup', { token, name: 'Someone', email, password: TEST_PASSWORD, companyName: 'Co' });
+  assert.equal((await setUpWith(links[0]!, 'first@example.com')).status, 200);
+  for (const [n, token] of links.slice(1).entries()) {
+    assert.equal((await setUpWith(token, `late${n}@example.com`)).status, 404, 'a link printed at an earlier start');
+    assert.equal((await fetch(`${app.url}/setup?token=${token}`)).status, 404);
+  }
+  const cli = await app.runtime.services.accounts.create({ email: 'ops@example.com', plan: 'professional', name: 'Ops Co' });
+  const fresh = await setUp(app, { email: 'ops@example.com' });
+  assert.equal(fresh.answer.status, 404);
+  assert.match(fresh.answer.body.error, /set up already; sign in instead/);
+  assert.equal((await app.runtime.services.members.list(cli.accountId)).length, 0, 'no one took the account made with the CLI');
+});
+
+test('first run: two setup links used at once make one owner', async (t) => {
+  const app = await startApp(t);
+  const tokens = await Promise.all([1, 2].map(async () => new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token')!));
+  const answers = await burst(
+    app.url,
+    tokens.map((token, n) => ({
+      method: 'POST',
+      path: '/api/auth/setup',
+      headers: { 'content-type': 'application/json', origin: app.url },
+      body: JSON.stringify({ token, name: 'Owner', email: `owner${n}@example.com`, password: TEST_PASSWORD, companyName: `Co ${n}` }),
+    })),
+  );
+  assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 404]);
+  assert.equal((await app.runtime.database.db.selectFrom('users').select('id').execute()).length, 1);
+});
+
+test('first run: setting up with the e-mail of an account made with the CLI makes its owner, not a new account', async (t) => {
+  const app = await startApp(t);
   const cli = await app.runtime.services.accounts.create({ email: 'ops@example.com', plan: 'professional', name: 'Ops Co' });
   const joined = await setUp(app, { email: 'OPS@example.com' });
   assert.equal(joined.answer.status, 200);
   assert.equal(joined.answer.body.account.id, cli.accountId, 'the account made with the CLI, not a new one');
   assert.equal(joined.answer.body.account.plan, 'professional');
-
-  const short = await setUp(app, { email: 'short@example.com' });
-  assert.equal(short.answer.status, 200);
-  const tooShort = await createSessionClient(app.url).post('/api/auth/setup', {
-    token: new URL(await app.runtime.services.auth.setupLink()).searchParams.get('token'),
-    name: 'Y',
-    email: 'y@example.com',
-    password: 'short',
-    companyName: 'Y',
-  });
-  assert.equal(tooShort.status, 400);
 });
 
 test('DEFAULT_PLAN decides the plan of a set-up account', async (t) => {

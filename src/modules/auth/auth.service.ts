@@ -15,7 +15,14 @@ import type { MembersService } from '../members/members.service.js';
 import type { Client, SessionsService, StartedSession } from '../sessions/sessions.service.js';
 import { normalizeEmail, type UsersService } from '../users/users.service.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
-import { consumeSignInToken, deleteSpentSignInTokens, findUsableSignInToken, insertSignInToken, type TokenPurpose } from './sign-in-tokens.repo.js';
+import {
+  consumeSignInToken,
+  deleteSpentSignInTokens,
+  findUsableSignInToken,
+  insertSignInToken,
+  spendLiveSignInTokens,
+  type TokenPurpose,
+} from './sign-in-tokens.repo.js';
 
 const MINUTE_MS = 60_000;
 /** How long each kind of link stays usable. */
@@ -259,7 +266,7 @@ export function createAuthService(deps: {
     },
 
     async setupTokenUsable(token: string): Promise<boolean> {
-      return TOKEN.test(token) && (await findUsableSignInToken(db, sha256Hex(token), 'setup', clock())) !== undefined;
+      return TOKEN.test(token) && (await findUsableSignInToken(db, sha256Hex(token), 'setup', clock())) !== undefined && !(await users.anyExists());
     },
 
     needsSetup: async () => !(await users.anyExists()),
@@ -267,7 +274,11 @@ export function createAuthService(deps: {
     async setup(input: { token: string; name: string; email: string; password: string; companyName: string }, client: Client): Promise<SignedIn> {
       if (input.companyName.trim() === '') throw badRequest('A company name is required');
       return db.transaction().execute(async (trx) => {
-        await consume('setup', input.token, trx);
+        // Every first-run link is used with this one, in one UPDATE: two used at once make one
+        // owner, not two, and none is left over to make another once the server is in use.
+        const spent = TOKEN.test(input.token) ? await spendLiveSignInTokens(trx, 'setup', clock()) : [];
+        if (!spent.includes(sha256Hex(input.token))) throw unusableLink();
+        if (await users.anyExists(trx)) throw new AppError(404, 'This server has been set up already; sign in instead');
         const email = normalizeEmail(input.email);
         const accountId = await ownAccount(email, input.companyName.trim(), trx);
         return startAsOwner({ ...input, email }, accountId, client, 'setup', trx);

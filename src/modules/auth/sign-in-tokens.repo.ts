@@ -36,6 +36,19 @@ export async function consumeSignInToken(db: Executor, tokenHash: string, purpos
   return row;
 }
 
+/** Uses every live token of `purpose` at once; the hashes of those it used. */
+export async function spendLiveSignInTokens(db: Executor, purpose: TokenPurpose, now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('sign_in_tokens')
+    .set({ used_at: now })
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('token_hash')
+    .execute();
+  return rows.map((row) => row.token_hash);
+}
+
 /** The token as it would be accepted now, without using it (a page shows its form only then). */
 export function findUsableSignInToken(db: Executor, tokenHash: string, purpose: TokenPurpose, now: number) {
   return db

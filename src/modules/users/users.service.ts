@@ -29,7 +29,7 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
   return {
     byEmail: (email: string, executor: Executor = db) => findUserByEmail(executor, normalizeEmail(email)),
     byId: (id: number, executor: Executor = db) => findUserById(executor, id),
-    anyExists: () => anyUserExists(db),
+    anyExists: (executor: Executor = db) => anyUserExists(executor),
 
     async create(input: { email: string; name: string; password: string | null }, executor: Executor = db): Promise<number> {
       const email = normalizeEmail(input.email);
