@@ -419,3 +419,17 @@ test('a client cannot hold a connection: by stopping its body, by sending it a b
   assert.equal(healthy.status, 200, 'others are still served');
   assert.match(healthy.headers.get('keep-alive') ?? '', /timeout=/, 'and a whole request keeps its connection');
 });
+
+test('a visitor gives an address as people type them: none that reads as a link or turns its line around in an alert', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const linkId = await createLink(http, 'terms', 'terms.txt', { requireEmail: '1' });
+  const give = (email: string) => new VisitorClient(app.url).post(`/v/${linkId}/email`, { email });
+  for (const email of ['https://evil.example/reset?u=@evil.example', '\u202egpj.exe\u2066@example.com', 'zoë@example.com', 'a b@example.com']) {
+    const refused = await give(email);
+    assert.equal(refused.status, 400, email);
+    assert.match(refused.text, /Enter a valid e-mail address/);
+  }
+  for (const email of ["o'brien+deals@example.co.uk", 'First.Last@Example.com', 'a_b-c@sub.example.org'])
+    assert.equal((await give(email)).status, 303, email);
+});
