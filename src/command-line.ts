@@ -132,13 +132,13 @@ async function run(argv: string[]): Promise<void> {
         break;
       case 'users create': {
         const name = typeof values.name === 'string' ? values.name : undefined;
-        const link = await runtime.services.auth.addPersonByOperator({
+        const added = await runtime.services.auth.addPersonByOperator({
           email: option(values, 'email'),
           name,
           accountEmail: option(values, 'account-email'),
           role: roleOption(values),
         });
-        console.log(JSON.stringify({ signInLink: link }));
+        console.log(JSON.stringify(added));
         break;
       }
       case 'users reset-2fa':

@@ -234,6 +234,17 @@ test('the CLI prints a setup link and a one-time sign-in link that work', async 
   assert.equal(signedIn.body.role, 'admin');
   assert.equal((await browser.get('/api/api-keys')).status, 200);
 
+  // Someone already in the account keeps the role they hold: the link signs them in, nothing else changes.
+  const again = await runCli(['users', 'create', '--email', 'helper@example.com', '--account-email', owner.email, '--role', 'owner'], app.env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).role, 'admin');
+  assert.equal((await browser.get('/api/me')).body.role, 'admin');
+  const added = (await app.http(owner.apiKey).get('/api/audit-log?action=member.added')).body.entries as Array<{ details: { role: string } }>;
+  assert.deepEqual(
+    added.map((entry) => entry.details.role),
+    ['admin'],
+  );
+
   const badRole = await runCli(['users', 'create', '--email', 'x@example.com', '--account-email', owner.email, '--role', 'boss'], app.env);
   assert.equal(badRole.code, 1);
   assert.match(badRole.stderr, /--role must be one of/);

@@ -28,8 +28,12 @@ async function enrolled(app: TestApp, role: 'owner' | 'member' = 'owner') {
 
 /** The token of the one-time sign-in link the CLI prints (`users create` for a person already in the account). */
 async function magicLinkTokenOf(app: TestApp, person: { email: string; accountEmail: string }): Promise<string> {
-  const link = await app.runtime.services.auth.addPersonByOperator({ email: person.email, accountEmail: person.accountEmail, role: 'owner' });
-  return new URL(link).searchParams.get('token')!;
+  const { signInLink } = await app.runtime.services.auth.addPersonByOperator({
+    email: person.email,
+    accountEmail: person.accountEmail,
+    role: 'owner',
+  });
+  return new URL(signInLink).searchParams.get('token')!;
 }
 
 async function signIn(app: TestApp, email: string, code?: string): Promise<{ status: number; headers: Headers; client: SessionClient }> {

@@ -297,22 +297,32 @@ export function createAuthService(deps: {
 
     /**
      * `linkvault users create`: a person without a password joins an account (created with the CLI
-     * or by setup) with a role, and gets a one-time sign-in link valid a day.
+     * or by setup) with a role, and gets a one-time sign-in link valid a day. Someone already in the
+     * account keeps the role they hold (roles change in the dashboard), which is answered with the link.
      */
-    async addPersonByOperator(input: { email: string; name?: string; accountEmail: string; role: Role }): Promise<string> {
+    async addPersonByOperator(input: {
+      email: string;
+      name?: string;
+      accountEmail: string;
+      role: Role;
+    }): Promise<{ signInLink: string; role: Role }> {
       const account = await accounts.byEmail(input.accountEmail);
       if (!account) throw notFound(`Account ${input.accountEmail}`);
       const email = normalizeEmail(input.email);
       return db.transaction().execute(async (trx) => {
         const existing = await users.byEmail(email, trx);
         const userId = existing?.id ?? (await users.create({ email, name: input.name ?? email.split('@')[0]!, password: null }, trx));
-        await members.join(userId, account.id, input.role, trx);
-        await audit.record(
-          commandLineSource(account.id),
-          { action: 'member.added', target: { type: 'user', id: userId }, details: { email, role: input.role } },
-          trx,
-        );
-        return `${publicUrl}/sign-in/link?token=${await issueToken('magic-link', { userId }, trx, CLI_LINK_TTL_MS)}`;
+        const held = await members.roleIn(userId, account.id, trx);
+        if (held === null) {
+          await members.join(userId, account.id, input.role, trx);
+          await audit.record(
+            commandLineSource(account.id),
+            { action: 'member.added', target: { type: 'user', id: userId }, details: { email, role: input.role } },
+            trx,
+          );
+        }
+        const signInLink = `${publicUrl}/sign-in/link?token=${await issueToken('magic-link', { userId }, trx, CLI_LINK_TTL_MS)}`;
+        return { signInLink, role: held ?? input.role };
       });
     },
 
