@@ -415,6 +415,8 @@ export interface ViewAlertsTable {
   link_id: string;
   /** the visitor's e-mail, else the masked IP */
   visitor: string;
+  /** 1 when `visitor` is an address the visitor typed and nothing proved (0033) */
+  address_unverified: Generated<number>;
   recipient: string;
   document_name: string;
   viewed_at: number;

@@ -100,7 +100,7 @@ test('each change records its event in the same transaction: view, request, appr
     received.map((hook) => hook.body.blocks[1].elements[0].text.split(' · ')[1]),
     ['`access.requested`', '`access.requested`', '`access.approved`', '`access.denied`', '`link.viewed`', '`link.downloaded`', '`link.expired`'],
   );
-  assert.match(received[0]!.body.text, /^ann@example\.com asks to view "plans\.txt"$/);
+  assert.match(received[0]!.body.text, /^ann@example\.com \(not verified\) asks to view "plans\.txt"$/);
   assert.match(received[5]!.body.text, /^A download-token holder downloaded the original of "plans\.txt"$/);
   assert.match(received[6]!.body.text, /^"plans\.txt" has expired$/);
 });

@@ -31,6 +31,7 @@ import * as roomVisits from './0029-room-visits.js';
 import * as reportedSeconds from './0030-reported-seconds.js';
 import * as mailOutboxWithoutMessages from './0031-mail-outbox-without-messages.js';
 import * as hashedCheckoutSessions from './0032-hashed-checkout-sessions.js';
+import * as unverifiedViewAlerts from './0033-unverified-view-alerts.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0030-reported-seconds': reportedSeconds,
   '0031-mail-outbox-without-messages': mailOutboxWithoutMessages,
   '0032-hashed-checkout-sessions': hashedCheckoutSessions,
+  '0033-unverified-view-alerts': unverifiedViewAlerts,
 };
 
 export const migrationProvider: MigrationProvider = {

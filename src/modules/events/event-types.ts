@@ -20,6 +20,12 @@ export interface EventPayload {
   linkName: string;
   /** the visitor's e-mail when known (OTP, approval request, purchase) */
   email?: string | null;
+  /**
+   * false when the visitor typed `email` and nothing proved it (an e-mail gate, an agreement, an
+   * access request without a one-time code), true when a code proved it; absent where the event
+   * carries no address or another party answers for it (a purchase), and on events before 0.x.
+   */
+  emailVerified?: boolean;
   /** the visitor's IP address; only ever shown masked */
   ip?: string | null;
   /** purchase.completed: in the currency's smallest unit */
@@ -51,8 +57,11 @@ export function maskIp(ip: string): string {
   return 'unknown';
 }
 
-/** How an event's visitor is shown (chat messages, recent activity): the e-mail, else the masked IP. */
-export function visitorLabel(payload: Pick<EventPayload, 'email' | 'ip'>): string | null {
-  if (payload.email) return payload.email;
+/**
+ * How an event's visitor is shown (chat messages, recent activity): the e-mail, said to be unproven
+ * where it is, so a typed `ceo@client.example` does not read as the CEO; else the masked IP.
+ */
+export function visitorLabel(payload: Pick<EventPayload, 'email' | 'emailVerified' | 'ip'>): string | null {
+  if (payload.email) return payload.emailVerified === false ? `${payload.email} (not verified)` : payload.email;
   return payload.ip ? maskIp(payload.ip) : null;
 }

@@ -9,7 +9,7 @@ import type { PurchaseNotifier, PurchaseReceipt } from '../payments/stripe-webho
 import type { PortalCodeNotifier, PortalRow } from '../portals/portal-access.service.js';
 import type { ShareNotifier } from '../sharing/sharing.service.js';
 import { OTP_TTL_MS } from '../visits/otp.service.js';
-import type { Notifications } from '../visits/visits.service.js';
+import type { AccessRequestNotice, Notifications } from '../visits/visits.service.js';
 import { DEFAULT_BRAND, type Brand } from '../branding/brand.js';
 import type { SignInMailer } from '../auth/auth.service.js';
 import type { InvitationNotifier } from '../members/invitations.service.js';
@@ -77,7 +77,7 @@ export function createNotifications(deps: {
     portalCode: (portal: PortalRow, email: string, code: string, executor: Executor) =>
       send(portal, email, 'otpCode', { documentName: portal.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),
 
-    async accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }, executor: Executor) {
+    async accessRequested(link: LinkRow, request: AccessRequestNotice, executor: Executor) {
       const owner = await accounts.byId(link.account_id, executor);
       if (!owner) return;
       await send(
@@ -87,6 +87,7 @@ export function createNotifications(deps: {
         {
           documentName: link.name,
           requesterEmail: request.email,
+          addressUnverified: !request.emailVerified,
           visitorIp: request.visitorIp,
           requestId: request.id,
           linkId: link.id,

@@ -40,7 +40,16 @@ export async function mailedSince(db: Executor, linkId: string, since: number, a
 
 export async function insertAlert(
   db: Executor,
-  alert: { accountId: number; linkId: string; visitor: string; recipient: string; documentName: string; viewedAt: number; inDigest: boolean },
+  alert: {
+    accountId: number;
+    linkId: string;
+    visitor: string;
+    addressUnverified: boolean;
+    recipient: string;
+    documentName: string;
+    viewedAt: number;
+    inDigest: boolean;
+  },
 ): Promise<void> {
   await db
     .insertInto('view_alerts')
@@ -48,6 +57,7 @@ export async function insertAlert(
       account_id: alert.accountId,
       link_id: alert.linkId,
       visitor: alert.visitor,
+      address_unverified: Number(alert.addressUnverified),
       recipient: alert.recipient,
       document_name: alert.documentName,
       viewed_at: alert.viewedAt,
@@ -60,7 +70,7 @@ export async function insertAlert(
 export function listDigestDue(db: Executor, before: number, limit: number) {
   return db
     .selectFrom('view_alerts')
-    .select(['id', 'account_id', 'recipient', 'visitor', 'document_name', 'viewed_at'])
+    .select(['id', 'account_id', 'recipient', 'visitor', 'address_unverified', 'document_name', 'viewed_at'])
     .where('in_digest', '=', 1)
     .where('viewed_at', '<', before)
     .orderBy('viewed_at')

@@ -38,15 +38,18 @@ const utcDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10)
 const utcMinute = (epochMs: number) => `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 const utcTime = (epochMs: number) => `${new Date(epochMs).toISOString().slice(11, 16)} UTC`;
 
+/** A view as a mail tells it: `addressUnverified` when the visitor typed the address and nothing proved it. */
+interface ToldView {
+  documentName: string;
+  visitor: string;
+  addressUnverified: boolean;
+  viewedAt: string;
+}
+
 /** The mails this module sends, queued on the caller's transaction. */
 export interface ViewAlertMailer {
-  viewAlert(accountId: number, to: string, data: { documentName: string; visitor: string; viewedAt: string }, executor: Executor): Promise<void>;
-  viewDigest(
-    accountId: number,
-    to: string,
-    data: { day: string; views: Array<{ documentName: string; visitor: string; viewedAt: string }>; more: number },
-    executor: Executor,
-  ): Promise<void>;
+  viewAlert(accountId: number, to: string, data: ToldView, executor: Executor): Promise<void>;
+  viewDigest(accountId: number, to: string, data: { day: string; views: ToldView[]; more: number }, executor: Executor): Promise<void>;
 }
 
 /**
@@ -101,9 +104,12 @@ export function createViewAlertsService(deps: {
               )) < rows.length
             )
               throw new DigestTaken();
-            const views = rows
-              .slice(0, DIGEST_LISTED)
-              .map((row) => ({ documentName: row.document_name, visitor: row.visitor, viewedAt: utcTime(row.viewed_at) }));
+            const views = rows.slice(0, DIGEST_LISTED).map((row) => ({
+              documentName: row.document_name,
+              visitor: row.visitor,
+              addressUnverified: row.address_unverified === 1,
+              viewedAt: utcTime(row.viewed_at),
+            }));
             await mail.viewDigest(
               first!.account_id,
               first!.recipient,
@@ -141,10 +147,11 @@ export function createViewAlertsService(deps: {
      * the link is quiet or this visitor's view of it was told within the hour; past the link's
      * hourly e-mails, in the next daily digest.
      */
-    async viewOpened(trx: Executor, link: LinkRow, visitor: { email: string | null; ip: string }): Promise<void> {
+    async viewOpened(trx: Executor, link: LinkRow, visitor: { email: string | null; emailVerified: boolean; ip: string }): Promise<void> {
       if (link.notify_on_view !== 1) return;
       const now = clock();
       const label = visitor.email ?? maskIp(visitor.ip);
+      const addressUnverified = visitor.email !== null && !visitor.emailVerified;
       if (await alertedSince(trx, link.id, label, now - HOUR_MS)) return;
       const recipient = await recipientOf(link, trx);
       if (!recipient) return;
@@ -155,12 +162,19 @@ export function createViewAlertsService(deps: {
         accountId: link.account_id,
         linkId: link.id,
         visitor: label,
+        addressUnverified,
         recipient,
         documentName: link.name,
         viewedAt: now,
         inDigest: daily,
       });
-      if (!daily) await mail.viewAlert(link.account_id, recipient, { documentName: link.name, visitor: label, viewedAt: utcMinute(now) }, trx);
+      if (!daily)
+        await mail.viewAlert(
+          link.account_id,
+          recipient,
+          { documentName: link.name, visitor: label, addressUnverified, viewedAt: utcMinute(now) },
+          trx,
+        );
     },
 
     sendDigests,

@@ -29,7 +29,7 @@ test("view alerts: the link's maker hears of each visitor once an hour, through 
 
   await opens(app.url, linkId, 'ana@example.org');
   const alert = await smtp.waitFor(maker.email);
-  assert.match(alert.subject, /^ana@example\.org opened “Q3 numbers\.txt”$/);
+  assert.match(alert.subject, /^ana@example\.org \(not verified\) opened “Q3 numbers\.txt”$/, 'an address typed at the e-mail gate is not proof');
   assert.match(alert.text, /2026-11-24 09:00 UTC/);
 
   await opens(app.url, linkId, 'ana@example.org');
@@ -117,6 +117,6 @@ test('daily digest: views wait for the next UTC day, one digest per recipient, s
   assert.equal(await alerts.sendDigests(), 0, 'sent once');
   const digest = await smtp.waitFor(accountEmail);
   assert.equal(digest.subject, '2 views of your documents on 2026-11-24');
-  assert.match(digest.text, /ana@example\.org opened “Deck\.pdf\.txt”/);
-  assert.match(digest.text, /bo@example\.org opened “Terms\.txt”/);
+  assert.match(digest.text, /ana@example\.org \(not verified\) opened “Deck\.pdf\.txt”/);
+  assert.match(digest.text, /bo@example\.org \(not verified\) opened “Terms\.txt”/);
 });

@@ -80,7 +80,15 @@ export type GateState =
 export interface Notifications {
   /** Both queue their mail on `executor`, the transaction of the change they tell about. */
   otpCode(link: LinkRow, email: string, code: string, executor: Executor): Promise<void>;
-  accessRequested(link: LinkRow, request: { id: number; email: string; visitorIp: string }, executor: Executor): Promise<void>;
+  accessRequested(link: LinkRow, request: AccessRequestNotice, executor: Executor): Promise<void>;
+}
+
+/** An access request as its link's owner is told of it: `emailVerified` when a one-time code proved the address. */
+export interface AccessRequestNotice {
+  id: number;
+  email: string;
+  emailVerified: boolean;
+  visitorIp: string;
 }
 
 const parseList = (json: string) => JSON.parse(json) as string[];
@@ -94,6 +102,10 @@ export function isAllowedOtpEmail(link: Pick<LinkRow, 'allowed_emails' | 'allowe
 /** The address a visit proved it holds with an e-mailed code (its own, or a portal's), if any. */
 export const verifiedEmailOf = (visit: Pick<VisitRow, 'otp_passed' | 'email'> | undefined): string | undefined =>
   visit?.otp_passed === 1 && visit.email ? visit.email : undefined;
+
+/** Whether a one-time code proved `email`, in this visit or in the data room it was opened in. */
+const provedBy = (email: string | null, ...visits: Array<VisitRow | undefined>) =>
+  email !== null && visits.some((visit) => verifiedEmailOf(visit) === email);
 
 const passesOtpWith = (link: LinkRow, verifiedEmail: string | undefined) => verifiedEmail !== undefined && isAllowedOtpEmail(link, verifiedEmail);
 
@@ -366,6 +378,7 @@ export function createVisitsService(deps: {
       ]);
       const { visit, token } = await ensureVisit(link, visitor, room?.visit);
       const now = clock();
+      const visitorAddress = { email: visit.email, emailVerified: provedBy(visit.email, visit, room?.visit) };
       const opened = await db
         .transaction()
         .execute(async (trx) => {
@@ -376,9 +389,9 @@ export function createVisitsService(deps: {
             accountId: link.account_id,
             type: 'link.viewed',
             linkId: link.id,
-            payload: { linkName: link.name, email: visit.email, ip: visit.ip },
+            payload: { linkName: link.name, ...visitorAddress, ip: visit.ip },
           });
-          await viewAlerts.viewOpened(trx, link, { email: visit.email, ip: visit.ip });
+          await viewAlerts.viewOpened(trx, link, { ...visitorAddress, ip: visit.ip });
           await tallies.viewOpened(trx, { linkId: link.id, email: visit.email, ip: visit.ip, userAgent: visit.user_agent, at: now });
           return true;
         })
@@ -458,7 +471,7 @@ export function createVisitsService(deps: {
           accountId: link.account_id,
           type: 'agreement.accepted',
           linkId: link.id,
-          payload: { linkName: link.name, email, ip: visitor.ip },
+          payload: { linkName: link.name, email, emailVerified: provedBy(email, visit, roomVisit), ip: visitor.ip },
         });
       });
       return token;
@@ -513,6 +526,7 @@ export function createVisitsService(deps: {
       ]);
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       if (await refused(link, visit, email)) return token;
+      const address = { email, emailVerified: provedBy(email, visit, roomVisit) };
       await db.transaction().execute(async (trx) => {
         const id = await accessRequests.open(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
         await updateVisit(trx, visit.id, { access_request_id: id, email: visit.email ?? email });
@@ -520,9 +534,9 @@ export function createVisitsService(deps: {
           accountId: link.account_id,
           type: 'access.requested',
           linkId: link.id,
-          payload: { linkName: link.name, email, ip: visitor.ip },
+          payload: { linkName: link.name, ...address, ip: visitor.ip },
         });
-        await notify.accessRequested(link, { id, email, visitorIp: visitor.ip }, trx);
+        await notify.accessRequested(link, { id, ...address, visitorIp: visitor.ip }, trx);
       });
       return token;
     },

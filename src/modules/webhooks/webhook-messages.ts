@@ -28,14 +28,14 @@ export const publicEventType = (type: EventType): WebhookEventType | undefined =
 
 /** The JSON body a webhook receives for `event`: the Standard Webhooks shape, `{type, timestamp, data}`. */
 export function webhookBody(type: WebhookEventType | 'webhook.test', event: Pick<RecordedEvent, 'type' | 'linkId' | 'payload' | 'createdAt'>) {
-  const { linkName, email, ip, amount, currency } = event.payload;
+  const { linkName, email, emailVerified, ip, amount, currency } = event.payload;
   return JSON.stringify({
     type,
     timestamp: isoTime(event.createdAt),
     data: {
       linkId: event.linkId,
       linkName,
-      visitor: { email: email ?? null, ip: ip ? maskIp(ip) : null },
+      visitor: { email: email ?? null, emailVerified: email ? (emailVerified ?? null) : null, ip: ip ? maskIp(ip) : null },
       ...(type === 'access_request.decided' && { decision: event.type === 'access.approved' ? 'approved' : 'denied' }),
       ...(amount !== undefined && { amount, currency }),
     },

@@ -30,6 +30,9 @@ const PERSONAL_MESSAGE_MAX = 2000;
 export type ContentBuilder<K extends MailKind> = (strings: MailStrings, data: MailData[K]) => MailContent;
 
 /** A button for the message's main URL, or nothing when the URL is not plain http(s). */
+/** A visitor's address, said to be unproven where the visitor only typed it. */
+const shownAddress = (strings: MailStrings, address: string, unverified: boolean) => (unverified ? strings.layout.unverified(address) : address);
+
 function button(label: string, url: string): Block[] {
   const href = safeHttpUrl(url);
   return href ? [{ kind: 'button', label, url: href }] : [];
@@ -95,7 +98,7 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
     const data = {
       ...raw,
       documentName: oneLine(raw.documentName),
-      requesterEmail: oneLine(raw.requesterEmail),
+      requesterEmail: shownAddress(strings, oneLine(raw.requesterEmail), raw.addressUnverified),
       visitorIp: oneLine(raw.visitorIp),
     };
     const path = `/api/links/${encodeURIComponent(oneLine(raw.linkId))}/requests/${encodeURIComponent(String(raw.requestId))}`;
@@ -158,7 +161,8 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
 
   viewAlert(strings, raw) {
     const s = strings.viewAlert;
-    const data = { ...raw, documentName: oneLine(raw.documentName), visitor: oneLine(raw.visitor), viewedAt: oneLine(raw.viewedAt) };
+    const visitor = shownAddress(strings, oneLine(raw.visitor), raw.addressUnverified);
+    const data = { ...raw, documentName: oneLine(raw.documentName), visitor, viewedAt: oneLine(raw.viewedAt) };
     return compose(s, data, [
       { kind: 'paragraph', text: s.intro(data) },
       {
@@ -176,8 +180,9 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
   viewDigest(strings, raw) {
     const s = strings.viewDigest;
     const views = raw.views.map((view) => ({
+      ...view,
       documentName: truncate(oneLine(view.documentName), SUBJECT_NAME_MAX),
-      visitor: oneLine(view.visitor),
+      visitor: shownAddress(strings, oneLine(view.visitor), view.addressUnverified),
       viewedAt: oneLine(view.viewedAt),
     }));
     const data = { ...raw, day: oneLine(raw.day), views };

@@ -12,6 +12,7 @@ export const en: MailStrings = {
     sentVia: 'Sent via linkvault',
     linkFallback: 'If the button doesn’t work, copy and paste this link into your browser:',
     colon: ':',
+    unverified: (address) => `${address} (not verified)`,
   },
   otpCode: {
     subject: (d) => `${d.code} is your code to view ${q(d.documentName)}`,

@@ -13,6 +13,7 @@ export const es: MailStrings = {
     sentVia: 'Enviado a través de linkvault',
     linkFallback: 'Si el botón no funciona, copia y pega este enlace en tu navegador:',
     colon: ':',
+    unverified: (address) => `${address} (dirección no verificada)`,
   },
   otpCode: {
     subject: (d) => `${d.code} es tu código para ver ${q(d.documentName)}`,

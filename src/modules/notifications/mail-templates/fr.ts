@@ -17,6 +17,7 @@ export const fr: MailStrings = {
     sentVia: 'Envoyé via linkvault',
     linkFallback: `Si le bouton ne fonctionne pas, copiez et collez ce lien dans votre navigateur${NBSP}:`,
     colon: `${NBSP}:`,
+    unverified: (address) => `${address} (adresse non vérifiée)`,
   },
   otpCode: {
     subject: (d) => `${d.code} est votre code pour consulter ${q(d.documentName)}`,

@@ -13,6 +13,7 @@ export const it: MailStrings = {
     sentVia: 'Inviato tramite linkvault',
     linkFallback: 'Se il pulsante non funziona, copia e incolla questo link nel browser:',
     colon: ':',
+    unverified: (address) => `${address} (indirizzo non verificato)`,
   },
   otpCode: {
     subject: (d) => `${d.code} è il tuo codice per visualizzare ${q(d.documentName)}`,

@@ -26,6 +26,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
   accessRequested: {
     documentName: 'Q3 Board Deck',
     requesterEmail: 'ana@example.org',
+    addressUnverified: false,
     visitorIp: '203.0.113.7',
     requestId: 42,
     linkId: 'AbCdEf0123456789',
@@ -37,12 +38,12 @@ const samples: { [K in MailKind]: MailData[K] } = {
   magicLink: { url: viewerUrl, minutes: 15 },
   passwordReset: { url: viewerUrl, minutes: 15 },
   signUp: { url: viewerUrl, hours: 24 },
-  viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', viewedAt: '2026-11-24 18:42 UTC' },
+  viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC' },
   viewDigest: {
     day: '2026-11-24',
     views: [
-      { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', viewedAt: '09:12 UTC' },
-      { documentName: 'Term sheet', visitor: '203.0.113.x', viewedAt: '17:40 UTC' },
+      { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: true, viewedAt: '09:12 UTC' },
+      { documentName: 'Term sheet', visitor: '203.0.113.x', addressUnverified: false, viewedAt: '17:40 UTC' },
     ],
     more: 3,
   },
@@ -399,6 +400,27 @@ describe('mail templates', () => {
         assert.doesNotMatch(mail.subject, /[\r\n\u2028\u2029\u0000-\u001f]/, `${kind}/${locale}: ${JSON.stringify(mail.subject)}`);
         assert.ok(mail.subject.includes('Deck Bcc: victim@example.com X-Evil: 1'));
       }
+    }
+  });
+
+  test('an address the visitor only typed is said to be unverified, in the language of the mail', () => {
+    const unverified: Record<MailLocale, string> = {
+      en: 'ana@example.org (not verified)',
+      es: 'ana@example.org (dirección no verificada)',
+      fr: 'ana@example.org (adresse non vérifiée)',
+      it: 'ana@example.org (indirizzo non verificato)',
+      pt: 'ana@example.org (endereço não verificado)',
+    };
+    for (const locale of MAIL_LOCALES) {
+      const alert = render('viewAlert', locale, { addressUnverified: true });
+      assert.ok(alert.subject.startsWith(unverified[locale]), alert.subject);
+      assert.ok(alert.text.includes(unverified[locale]) && alert.html.includes(unverified[locale]), `${locale} body`);
+      const request = render('accessRequested', locale, { addressUnverified: true });
+      assert.ok(request.subject.startsWith(unverified[locale]), request.subject);
+      const digest = render('viewDigest', locale);
+      assert.ok(digest.text.includes(unverified[locale]), `${locale} digest`);
+      assert.ok(!digest.text.includes(`203.0.113.x (`), 'an IP address is never called unverified');
+      assert.ok(!render('viewAlert', locale).text.includes(unverified[locale]), 'a proven address is shown as it is');
     }
   });
 

@@ -13,6 +13,7 @@ export const pt: MailStrings = {
     sentVia: 'Enviado via linkvault',
     linkFallback: 'Se o botão não funcionar, copie e cole este link no seu navegador:',
     colon: ':',
+    unverified: (address) => `${address} (endereço não verificado)`,
   },
   otpCode: {
     subject: (d) => `${d.code} é o seu código para acessar ${q(d.documentName)}`,

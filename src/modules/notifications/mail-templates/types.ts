@@ -14,6 +14,8 @@ export interface MailData {
   accessRequested: {
     documentName: string;
     requesterEmail: string;
+    /** the visitor typed the address and no one-time code proved it */
+    addressUnverified: boolean;
     visitorIp: string;
     requestId: number;
     linkId: string;
@@ -33,9 +35,9 @@ export interface MailData {
   passwordReset: { url: string; minutes: number };
   signUp: { url: string; hours: number };
   /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
-  viewAlert: { documentName: string; visitor: string; viewedAt: string };
+  viewAlert: { documentName: string; visitor: string; addressUnverified: boolean; viewedAt: string };
   /** `day` is the UTC date of the views, e.g. "2026-11-24"; `more` views beyond those listed. */
-  viewDigest: { day: string; views: Array<{ documentName: string; visitor: string; viewedAt: string }>; more: number };
+  viewDigest: { day: string; views: Array<{ documentName: string; visitor: string; addressUnverified: boolean; viewedAt: string }>; more: number };
 }
 
 export type MailKind = keyof MailData;
@@ -57,6 +59,8 @@ export interface MailStrings {
     linkFallback: string;
     /** What joins a label to its value in the plain-text part (French puts a no-break space before it). */
     colon: string;
+    /** A visitor's address as shown where nothing proved it (typed at an e-mail gate or in a request). */
+    unverified: (address: string) => string;
   };
   otpCode: {
     subject: Phrase<'otpCode'>;
