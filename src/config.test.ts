@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,4 +25,35 @@ test('.env.example lists every variable the configuration reads, and loads as it
   assert.equal(config.port, 3000);
   assert.equal(config.database.kind, 'sqlite');
   assert.equal(config.metricsToken, undefined);
+});
+
+/** The one sentence loadConfig refuses `env` with. */
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `a ConfigError, not ${String(error)}`);
+    return error.message;
+  }
+  assert.fail(`accepted ${JSON.stringify(env)}`);
+}
+
+test('DATABASE_URL must name an SQLite file: an empty sqlite: or a folder is refused before anything is opened', () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'linkvault-config-'));
+  try {
+    fs.chmodSync(folder, 0o755);
+    assert.match(refusal({ DATABASE_URL: 'sqlite:' }), /^DATABASE_URL must name the database file after sqlite:/);
+    assert.match(refusal({ DATABASE_URL: 'sqlite://' }), /^DATABASE_URL must name the database file after sqlite:/);
+    assert.equal(
+      refusal({ DATABASE_URL: `sqlite:${folder}` }),
+      `DATABASE_URL names the folder ${folder}: name the database file in it, such as sqlite:${path.join(folder, 'linkvault.db')}`,
+    );
+    assert.equal(fs.statSync(folder).mode & 0o777, 0o755, 'the folder is left as it was');
+    assert.deepEqual(loadConfig({ DATABASE_URL: `sqlite:${folder}/linkvault.db` }).database, {
+      kind: 'sqlite',
+      file: path.join(folder, 'linkvault.db'),
+    });
+  } finally {
+    fs.rmSync(folder, { recursive: true });
+  }
 });

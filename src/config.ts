@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 
 /** A value in the environment that the service cannot start with. */
@@ -125,11 +126,31 @@ function url(env: Env, name: string, protocols: readonly string[]): URL | undefi
   return parsed;
 }
 
+/** A path that cannot be looked at is no folder here: opening it later says why. */
+function isFolder(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The SQLite file DATABASE_URL names: never a folder, which the server would take for its database file. */
+function sqliteFile(raw: string): string {
+  const named = raw.slice('sqlite:'.length).replace(/^\/\//, '');
+  if (named === '') throw new ConfigError('DATABASE_URL must name the database file after sqlite:, such as sqlite:/var/lib/linkvault/linkvault.db');
+  const file = path.resolve(named);
+  if (isFolder(file)) {
+    throw new ConfigError(`DATABASE_URL names the folder ${file}: name the database file in it, such as sqlite:${path.join(file, 'linkvault.db')}`);
+  }
+  return file;
+}
+
 function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') return { kind: 'sqlite', file: path.join(dataDir, 'linkvault.db') };
   if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
-  if (raw.startsWith('sqlite:')) return { kind: 'sqlite', file: path.resolve(raw.slice('sqlite:'.length).replace(/^\/\//, '')) };
+  if (raw.startsWith('sqlite:')) return { kind: 'sqlite', file: sqliteFile(raw) };
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
 }
 

@@ -13,7 +13,10 @@ export interface OpenFile {
 
 export const octal = (mode: number) => `0${mode.toString(8)}`;
 
-/** Those of `files` that group or others may use (read, write or run); a missing one is not. */
+/**
+ * Those of `files` that group or others may use (read, write or run). Only regular files count:
+ * a missing path is not open, and a folder where a file was expected is left for its opening to report.
+ */
 export function openToGroupOrOthers(files: readonly string[]): OpenFile[] {
   return files.flatMap((file) => {
     const mode = modeOf(file);
@@ -49,9 +52,11 @@ export function createOwnerOnlyFile(file: string): void {
   }
 }
 
+/** The permission bits of `file` when it is a regular file (or a link to one). */
 function modeOf(file: string): number | undefined {
   try {
-    return fs.statSync(file).mode & 0o777;
+    const stats = fs.statSync(file);
+    return stats.isFile() ? stats.mode & 0o777 : undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -15,6 +15,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
       [{ MASTER_KEY: 'short' }, /^linkvault: MASTER_KEY must be 32 bytes/],
       [{ LOG_LEVEL: 'loud' }, /^linkvault: LOG_LEVEL must be one of/],
       [{ STORAGE_URL: 'ftp://x' }, /^linkvault: STORAGE_URL must be a URL starting with s3: or file:/],
+      [{ DATABASE_URL: `sqlite:${env.DATA_DIR}` }, /^linkvault: DATABASE_URL names the folder .*: name the database file in it/],
     ];
     // Each case is a process of its own: they start side by side.
     const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad })));
