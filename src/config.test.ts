@@ -57,3 +57,43 @@ test('DATABASE_URL must name an SQLite file: an empty sqlite: or a folder is ref
     fs.rmSync(folder, { recursive: true });
   }
 });
+
+test('PUBLIC_URL is a plain http(s) base: credentials, a query, a fragment or another scheme are refused, saying what to remove', () => {
+  assert.equal(
+    refusal({ PUBLIC_URL: 'https://user:secret@share.example.com' }),
+    'PUBLIC_URL must not carry a user or password: remove the "user:pass@"',
+  );
+  assert.equal(refusal({ PUBLIC_URL: 'https://user@share.example.com' }), 'PUBLIC_URL must not carry a user or password: remove the "user:pass@"');
+  assert.equal(refusal({ PUBLIC_URL: 'https://share.example.com/?ref=1' }), 'PUBLIC_URL must not carry a query: remove the "?" and what follows it');
+  assert.equal(refusal({ PUBLIC_URL: 'https://share.example.com/?' }), 'PUBLIC_URL must not carry a query: remove the "?" and what follows it');
+  assert.equal(refusal({ PUBLIC_URL: 'https://share.example.com/#top' }), 'PUBLIC_URL must not carry a fragment: remove the "#" and what follows it');
+  assert.equal(refusal({ PUBLIC_URL: 'ftp://share.example.com' }), 'PUBLIC_URL must be a URL starting with http: or https:');
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://share.example.com/files/' }).publicUrl, 'https://share.example.com/files');
+});
+
+test('HOST must be an IP address or a host name', () => {
+  for (const bad of ['not a host', 'http://0.0.0.0', '0.0.0.0:3000', '[::1]', 'host!', '999.1.1.1']) {
+    assert.equal(refusal({ HOST: bad }), `HOST must be an IP address or a host name to listen on, such as 127.0.0.1, 0.0.0.0 or :: (got "${bad}")`);
+  }
+  for (const good of ['0.0.0.0', '::', '::1', 'localhost', 'linkvault_app', 'share.internal']) assert.equal(loadConfig({ HOST: good }).host, good);
+});
+
+test('WEBHOOK_CA_FILE must be a file this user can read', () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'linkvault-config-'));
+  try {
+    const missing = path.join(folder, 'missing.pem');
+    assert.equal(
+      refusal({ WEBHOOK_CA_FILE: missing }),
+      `WEBHOOK_CA_FILE ${missing} does not exist: name a readable PEM file or leave WEBHOOK_CA_FILE unset`,
+    );
+    assert.equal(
+      refusal({ WEBHOOK_CA_FILE: folder }),
+      `WEBHOOK_CA_FILE ${folder} is a folder: name a readable PEM file or leave WEBHOOK_CA_FILE unset`,
+    );
+    const bundle = path.join(folder, 'ca.pem');
+    fs.writeFileSync(bundle, '');
+    assert.equal(loadConfig({ WEBHOOK_CA_FILE: bundle }).webhookCaFile, bundle);
+  } finally {
+    fs.rmSync(folder, { recursive: true });
+  }
+});

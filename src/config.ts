@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** A value in the environment that the service cannot start with. */
@@ -126,6 +127,29 @@ function url(env: Env, name: string, protocols: readonly string[]): URL | undefi
   return parsed;
 }
 
+/** The base of every link the service gives out: scheme, host, port and path, nothing a browser would drop or misread. */
+function publicUrl(env: Env): URL | undefined {
+  const parsed = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  if (!parsed) return undefined;
+  const raw = env.PUBLIC_URL ?? '';
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new ConfigError('PUBLIC_URL must not carry a user or password: remove the "user:pass@"');
+  // A "?" or "#" always starts the query or the fragment, even an empty one that the parsed URL would not show.
+  if (raw.includes('?')) throw new ConfigError('PUBLIC_URL must not carry a query: remove the "?" and what follows it');
+  if (raw.includes('#')) throw new ConfigError('PUBLIC_URL must not carry a fragment: remove the "#" and what follows it');
+  return parsed;
+}
+
+/** What the server listens on: an IP address, or a host name that resolves to one (underscores allowed, as container names have them). */
+function listenHost(env: Env): string {
+  const host = env.HOST || '127.0.0.1';
+  const hostName = /^(?=.{1,253}$)[\w]([\w-]{0,61}[\w])?(\.[\w]([\w-]{0,61}[\w])?)*$/;
+  if (isIP(host) === 0 && (!hostName.test(host) || /^[\d.]+$/.test(host))) {
+    throw new ConfigError(`HOST must be an IP address or a host name to listen on, such as 127.0.0.1, 0.0.0.0 or :: (got "${host}")`);
+  }
+  return host;
+}
+
 /** A path that cannot be looked at is no folder here: opening it later says why. */
 function isFolder(file: string): boolean {
   try {
@@ -152,6 +176,22 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
   if (raw.startsWith('sqlite:')) return { kind: 'sqlite', file: sqliteFile(raw) };
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+}
+
+/** A file read at start (a CA bundle): one that is missing or unreadable is named now, not as a failed start. */
+function readableFile(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const file = path.resolve(raw);
+  try {
+    fs.closeSync(fs.openSync(file, 'r'));
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this user' : `cannot be opened (${code})`;
+    throw new ConfigError(`${name} ${file} ${why}: name a readable PEM file or leave ${name} unset`);
+  }
+  if (isFolder(file)) throw new ConfigError(`${name} ${file} is a folder: name a readable PEM file or leave ${name} unset`);
+  return file;
 }
 
 function storageConfig(env: Env, dataDir: string): StorageConfig {
@@ -244,9 +284,9 @@ function metricsToken(env: Env): string | undefined {
 /** Reads the whole configuration at once; the first bad value throws a ConfigError naming it. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const host = env.HOST || '127.0.0.1';
+  const host = listenHost(env);
   const dataDir = path.resolve(env.DATA_DIR || './data');
-  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const base = publicUrl(env);
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
@@ -258,7 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
-    publicUrl: (publicUrl?.href ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    publicUrl: (base?.href ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     dataDir,
     database: databaseConfig(env, dataDir),
     storage: storageConfig(env, dataDir),
@@ -277,7 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
     viewsPerClientPerMinute: integer(env, 'VIEWS_PER_CLIENT_PER_MINUTE', 30, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
-    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    webhookCaFile: readableFile(env, 'WEBHOOK_CA_FILE'),
     allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),

@@ -16,6 +16,8 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
       [{ LOG_LEVEL: 'loud' }, /^linkvault: LOG_LEVEL must be one of/],
       [{ STORAGE_URL: 'ftp://x' }, /^linkvault: STORAGE_URL must be a URL starting with s3: or file:/],
       [{ DATABASE_URL: `sqlite:${env.DATA_DIR}` }, /^linkvault: DATABASE_URL names the folder .*: name the database file in it/],
+      [{ HOST: 'not a host' }, /^linkvault: HOST must be an IP address or a host name/],
+      [{ WEBHOOK_CA_FILE: `${env.DATA_DIR}/missing.pem` }, /^linkvault: WEBHOOK_CA_FILE .* does not exist/],
     ];
     // Each case is a process of its own: they start side by side.
     const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad })));
