@@ -23,8 +23,12 @@ export interface CheckResult {
   message: string;
 }
 
-/** No single check may hang the doctor: an unreachable host is a failure after this long. */
-const CHECK_TIMEOUT_MS = 15_000;
+/**
+ * No single check may hang the doctor: a peer that does not answer is a failure after this long.
+ * The clients are bounded too (PostgreSQL's connect and queries, each S3 request, SMTP's steps),
+ * so that nothing keeps waiting on the peer once the check has given up on it.
+ */
+const CHECK_TIMEOUT_MS = 10_000;
 
 async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -39,6 +43,9 @@ async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 }
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A close waits on the peer too (a pool says goodbye to its server): bounded like a check, and never its failure. */
+const closeWithin = (close: () => Promise<void>, what: string) => withTimeout(close(), what).catch(() => undefined);
 
 /**
  * A check's answer, failed when one of `files` lets group or others in: the database and the
@@ -58,14 +65,14 @@ async function checkDatabase(config: Config, report: (status: Status, message: s
   // Looked at before opening, which makes the -wal and -shm files in the database file's mode; the
   // doctor reports a mode open to others, the server narrows it when it opens the database.
   const open = config.database.kind === 'sqlite' ? openToGroupOrOthers(sqliteFiles(config.database.file)) : [];
-  const database = openDatabase(config.database, { keepModes: true });
+  const database = openDatabase(config.database, { keepModes: true, timeoutMs: CHECK_TIMEOUT_MS });
   try {
     await withTimeout(database.ping(), 'the database');
     report(...failWhenOpenToOthers(['ok', `${config.database.kind} answers`], open));
     return database;
   } catch (error) {
     report('FAIL', `${config.database.kind} does not answer: ${reason(error)}`);
-    await database.close().catch(() => undefined);
+    await closeWithin(() => database.close(), 'the database');
     return undefined;
   }
 }
@@ -218,7 +225,7 @@ export async function runChecks(env: Record<string, string | undefined>): Promis
     if (database) await guarded('migrations', () => checkMigrations(database));
     else record('migrations', ['warn', 'not checked: no database']);
     try {
-      blobs = await createBlobStore(config.storage);
+      blobs = await createBlobStore(config.storage, { timeoutMs: CHECK_TIMEOUT_MS });
     } catch (error) {
       record('storage', ['FAIL', `cannot open the blob storage: ${reason(error)}`]);
     }
@@ -227,8 +234,8 @@ export async function runChecks(env: Record<string, string | undefined>): Promis
       failWhenOpenToOthers(await checkMasterKey(config, database, blobs), openToGroupOrOthers([path.join(config.dataDir, MASTER_KEY_FILE)])),
     );
   } finally {
-    await blobs?.close().catch(() => undefined);
-    await database?.close().catch(() => undefined);
+    if (blobs) await closeWithin(() => blobs!.close(), 'the blob storage');
+    if (database) await closeWithin(() => database.close(), 'the database');
   }
   await guarded('smtp', () => checkSmtp(config));
   await guarded('redis', () => checkRedis(config));

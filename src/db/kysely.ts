@@ -116,15 +116,18 @@ export interface OpenOptions {
   log?: DatabaseLog;
   /** SQLite: leave the files' modes as they are (the doctor reports them; it changes nothing). */
   keepModes?: boolean;
+  /** PostgreSQL: connecting, and each query, fail after this long (the doctor must report a server that never answers). */
+  timeoutMs?: number;
 }
 
-function postgresDialect(url: string, onConnectionLost: ConnectionLost): PostgresDialect {
+function postgresDialect(url: string, onConnectionLost: ConnectionLost, timeoutMs: number | undefined): PostgresDialect {
   // pg loads with the first connection, so an SQLite install never pays for it.
   const pool = async (): Promise<pg.Pool> => {
     const { default: pgClient } = await import('pg');
     const created = new pgClient.Pool({
       connectionString: url,
       max: 10,
+      ...(timeoutMs !== undefined ? { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs } : {}),
       // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
       types: {
         getTypeParser: (oid: number, format?: 'text' | 'binary') =>
@@ -183,7 +186,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite = openSqlite(config.file, options);
     dialect = new MigratableSqliteDialect({ database: withStatementCache(sqlite) });
   } else {
-    dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined));
+    dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined), options.timeoutMs);
   }
   const db = new Kysely<Database>({ dialect });
   async function migrator(): Promise<Migrator> {

@@ -7,14 +7,15 @@ export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 /** The CLI runs src/ through tsx, never a dist/ build that may predate the code under test. */
 const FROM_SOURCE = { LINKVAULT_FROM_SOURCE: '1' };
 
-/** Runs `node <args>` to completion, with `env` over this process's environment. */
+/** Runs `node <args>` to completion, with `env` over this process's environment; killed (code null) after `timeoutMs` when given. */
 export function runNode(
   args: string[],
   env: Record<string, string> = {},
   cwd?: string,
+  timeoutMs?: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, timeout: timeoutMs, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -24,8 +25,9 @@ export function runNode(
   });
 }
 
-/** Runs the CLI (from source) to completion. */
-export const runCli = (args: string[], env: Record<string, string>) => runNode([CLI, ...args], { ...env, ...FROM_SOURCE });
+/** Runs the CLI (from source) to completion, or until it is killed after `timeoutMs`. */
+export const runCli = (args: string[], env: Record<string, string>, timeoutMs?: number) =>
+  runNode([CLI, ...args], { ...env, ...FROM_SOURCE }, undefined, timeoutMs);
 
 /** Starts `linkvault serve` (or `node ...args`) in a child process and resolves once it listens. Killed after the test. */
 export async function startServerProcess(t: TestContext, env: Record<string, string>, args = [CLI, 'serve']) {

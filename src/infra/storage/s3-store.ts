@@ -59,12 +59,17 @@ function unavailability(error: unknown): StorageUnavailableError | undefined {
  * Blobs as objects of one bucket, keyed exactly as the interface's keys. Credentials come from
  * the SDK's default provider chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, roles).
  */
-export function createS3BlobStore(config: S3BlobStoreConfig): BlobStore {
+export function createS3BlobStore(config: S3BlobStoreConfig, options: { timeoutMs?: number } = {}): BlobStore {
   const { bucket } = config;
+  const { timeoutMs } = options;
   const client = new S3Client({
     region: config.region,
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
+    // Bounded, one try each: a caller that must answer in time (the doctor) would rather report a silent peer than retry it.
+    ...(timeoutMs !== undefined
+      ? { maxAttempts: 1, requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true } }
+      : {}),
   });
   // Around every command and its retries, multipart uploads included.
   client.middlewareStack.add(
