@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -45,7 +46,9 @@ async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** A close waits on the peer too (a pool says goodbye to its server): bounded like a check, and never its failure. */
-const closeWithin = (close: () => Promise<void>, what: string) => withTimeout(close(), what).catch(() => undefined);
+async function closeWithin(closable: { close(): Promise<void> } | undefined, what: string): Promise<void> {
+  if (closable) await withTimeout(closable.close(), what).catch(() => undefined);
+}
 
 /**
  * A check's answer, failed when one of `files` lets group or others in: the database and the
@@ -72,7 +75,7 @@ async function checkDatabase(config: Config, report: (status: Status, message: s
     return database;
   } catch (error) {
     report('FAIL', `${config.database.kind} does not answer: ${reason(error)}`);
-    await closeWithin(() => database.close(), 'the database');
+    await closeWithin(database, 'the database');
     return undefined;
   }
 }
@@ -83,9 +86,30 @@ async function checkMigrations(database: DatabaseHandle): Promise<[Status, strin
   return ['FAIL', `${pending.length} pending (${pending.join(', ')}): run \`linkvault migrate\` or start the server once`];
 }
 
-/** Writes, reads back and deletes a probe blob: the three things uploads, views and deletions need. */
-async function checkStorage(blobs: BlobStore, config: Config): Promise<[Status, string]> {
-  const where = config.storage.kind === 'local' ? config.storage.dir : `s3://${config.storage.bucket}`;
+/** Local disk, looked at without writing: the folder uploads, views and deletions need to read, write and enter. */
+async function lookAtBlobFolder(dir: string): Promise<[Status, string]> {
+  let stats: fs.Stats;
+  try {
+    stats = await fsp.stat(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return ['warn', `no blob folder yet at ${dir}: the first start creates it (looked at only, nothing written)`];
+    return ['FAIL', `cannot look at ${dir}: ${reason(error)}`];
+  }
+  if (!stats.isDirectory()) return ['FAIL', `${dir} is not a folder`];
+  try {
+    await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return ['FAIL', `this user cannot read and write ${dir}: give the folder to the user linkvault runs as`];
+  }
+  return ['ok', `${dir} is a folder this user can read and write (looked at only, nothing written)`];
+}
+
+/**
+ * S3: writes, reads back and deletes a probe blob, since only a write shows that the credentials
+ * may write; the probe is the one object it makes, and a bucket has no folders to leave behind.
+ */
+async function probeBucket(blobs: BlobStore, where: string): Promise<[Status, string]> {
   const key = `doctor/probe-${randomBytes(8).toString('hex')}`;
   const probe = randomBytes(1024);
   try {
@@ -99,15 +123,36 @@ async function checkStorage(blobs: BlobStore, config: Config): Promise<[Status, 
   } catch (error) {
     return ['FAIL', `wrote to ${where} but cannot read back: ${reason(error)}`];
   } finally {
-    await blobs.delete(key).catch(() => undefined);
+    await withTimeout(blobs.delete(key), 'the blob storage').catch(() => undefined);
   }
   try {
-    await blobs.size(key);
+    await withTimeout(blobs.size(key), 'the blob storage');
     return ['FAIL', `${where} still holds the probe blob ${key} after deleting it`];
   } catch (error) {
-    if (error instanceof BlobNotFoundError) return ['ok', `wrote, read back and deleted a probe blob in ${where}`];
+    if (error instanceof BlobNotFoundError) return ['ok', `wrote, read back and deleted a probe blob in ${where} (nothing left behind)`];
     return ['FAIL', `cannot check a deletion in ${where}: ${reason(error)}`];
   }
+}
+
+/** Reports the storage check and answers the store, open, for the master key check; undefined when storage failed. */
+async function checkStorage(config: Config, report: (status: Status, message: string) => void): Promise<BlobStore | undefined> {
+  let blobs: BlobStore;
+  try {
+    blobs = await createBlobStore(config.storage, { inspectOnly: true, timeoutMs: CHECK_TIMEOUT_MS });
+  } catch (error) {
+    report('FAIL', `cannot open the blob storage: ${reason(error)}`);
+    return undefined;
+  }
+  let result: [Status, string];
+  try {
+    result = config.storage.kind === 'local' ? await lookAtBlobFolder(config.storage.dir) : await probeBucket(blobs, `s3://${config.storage.bucket}`);
+  } catch (error) {
+    result = ['FAIL', reason(error)];
+  }
+  report(...result);
+  if (result[0] !== 'FAIL') return blobs;
+  await closeWithin(blobs, 'the blob storage');
+  return undefined;
 }
 
 /** Opens the first segment of one stored file: proves the master key is the one the files were sealed with. */
@@ -224,18 +269,13 @@ export async function runChecks(env: Record<string, string | undefined>): Promis
   try {
     if (database) await guarded('migrations', () => checkMigrations(database));
     else record('migrations', ['warn', 'not checked: no database']);
-    try {
-      blobs = await createBlobStore(config.storage, { timeoutMs: CHECK_TIMEOUT_MS });
-    } catch (error) {
-      record('storage', ['FAIL', `cannot open the blob storage: ${reason(error)}`]);
-    }
-    if (blobs) await guarded('storage', () => checkStorage(blobs!, config));
+    blobs = await checkStorage(config, (status, message) => record('storage', [status, message]));
     await guarded('master key', async () =>
       failWhenOpenToOthers(await checkMasterKey(config, database, blobs), openToGroupOrOthers([path.join(config.dataDir, MASTER_KEY_FILE)])),
     );
   } finally {
-    if (blobs) await closeWithin(() => blobs!.close(), 'the blob storage');
-    if (database) await closeWithin(() => database.close(), 'the database');
+    await closeWithin(blobs, 'the blob storage');
+    await closeWithin(database, 'the database');
   }
   await guarded('smtp', () => checkSmtp(config));
   await guarded('redis', () => checkRedis(config));

@@ -43,7 +43,7 @@ test('doctor: a healthy setup passes every check, and opens a stored file with t
     ['configuration', 'database', 'migrations', 'storage', 'master key', 'smtp', 'redis', 'converter'],
   );
   assert.equal(byName.migrations!.status, 'ok');
-  assert.match(byName.storage!.message, /wrote, read back and deleted a probe blob/);
+  assert.match(byName.storage!.message, /is a folder this user can read and write \(looked at only, nothing written\)/);
   assert.match(byName['master key']!.message, /decrypts stored files/);
   assert.equal(byName.redis!.status, 'ok', byName.redis!.message);
   assert.notEqual(byName.converter!.status, 'FAIL', 'a missing LibreOffice is a warning');
@@ -67,7 +67,7 @@ test('doctor: each broken part exits 1 and names its check', async (t) => {
 
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['master key', { MASTER_KEY: randomBytes(32).toString('base64') }, /does not open the file key of link/],
-    ['storage', { STORAGE_URL: `file://${blocker}/blobs` }, /cannot open the blob storage|cannot write/],
+    ['storage', { STORAGE_URL: `file://${blocker}/blobs` }, /cannot look at .*ENOTDIR/],
     ['smtp', { SMTP_URL: `smtp://127.0.0.1:${port}` }, /SMTP server 127\.0\.0\.1:\d+: .*ECONNREFUSED|connect/i],
     ['redis', { REDIS_URL: `redis://127.0.0.1:${port}/0` }, /Redis at 127\.0\.0\.1:\d+/],
     ['converter', { SOFFICE_PATH: path.join(app.dataDir, 'no-soffice') }, /is not an executable file/],

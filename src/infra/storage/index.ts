@@ -5,6 +5,8 @@ import { createLocalBlobStore } from './local-store.js';
 export { BlobNotFoundError, StorageUnavailableError, type BlobEntry, type BlobStore, type ByteRange } from './blob-store.js';
 
 export interface BlobStoreOptions {
+  /** Local disk: the folder is taken as it is, neither made nor swept of stale temp files (the doctor looks, it changes nothing). */
+  inspectOnly?: boolean;
   /** S3: each request fails after this long, without retries. */
   timeoutMs?: number;
 }
@@ -13,7 +15,7 @@ export interface BlobStoreOptions {
 export async function createBlobStore(config: StorageConfig, options: BlobStoreOptions = {}): Promise<BlobStore> {
   switch (config.kind) {
     case 'local':
-      return createLocalBlobStore(config.dir);
+      return createLocalBlobStore(config.dir, options);
     case 's3':
       return (await import('./s3-store.js')).createS3BlobStore(config, options);
   }

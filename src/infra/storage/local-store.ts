@@ -47,14 +47,16 @@ function hasCode(error: unknown, ...codes: string[]): boolean {
  * A put lands in `<dir>/.tmp` first and is renamed into place only once fsynced, so a key
  * never names a partial file, even after a crash.
  */
-export function createLocalBlobStore(dir: string): BlobStore {
+export function createLocalBlobStore(dir: string, options: { inspectOnly?: boolean } = {}): BlobStore {
   const root = path.resolve(dir);
   const tmpDir = path.join(root, TMP_DIR);
-  // Folder names are keys, and keys name links: the store's folder, when made here, is the owner's alone.
-  fs.mkdirSync(tmpDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
+  if (!options.inspectOnly) {
+    // Folder names are keys, and keys name links: the store's folder, when made here, is the owner's alone.
+    fs.mkdirSync(tmpDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
+  }
   // Temp files left by a crash: at once when their process is gone (a crash loop must not fill
   // the disk), else after an hour of no writes (another machine's, or an old name).
-  const sweepingStaleTemps = removeStaleTempFiles(tmpDir).catch(() => undefined);
+  const sweepingStaleTemps = options.inspectOnly ? Promise.resolve() : removeStaleTempFiles(tmpDir).catch(() => undefined);
 
   function blobPath(key: string): string {
     assertValidBlobKey(key);
