@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CommandError } from './cli/command-error.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './core/errors.js';
 import { isRole, ROLES, type Role } from './core/permissions.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
@@ -36,6 +36,23 @@ function planOption(values: Record<string, string | boolean | undefined>): Plan 
   return plan;
 }
 
+/** Why the server cannot listen on HOST and PORT, in one sentence saying what to change; undefined for any other failure. */
+function listenRefusal(error: unknown, { host, port }: Config): CommandError | undefined {
+  const where = `cannot listen on ${host} port ${port}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new CommandError(`${where}: another process uses that port; stop it or set another PORT`);
+    case 'EADDRNOTAVAIL':
+      return new CommandError(`${where}: no network interface of this machine has that address; set HOST to one of its addresses, or 0.0.0.0`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new CommandError(`${where}: the host name does not resolve; set HOST to an address of this machine, or 0.0.0.0`);
+    case 'EACCES':
+      return new CommandError(`${where}: this user may not open that port; set a PORT above 1023 and let a proxy take port 80 or 443`);
+  }
+  return undefined;
+}
+
 async function serve(runtime: Runtime): Promise<void> {
   // The HTTP layer (Fastify plugins, routes, OpenAPI) loads for `serve` only: one-shot commands skip it.
   const { buildApp } = await import('./app.js');
@@ -43,7 +60,11 @@ async function serve(runtime: Runtime): Promise<void> {
   runtime.startBackgroundWork();
   const { stopGracefully } = await import('./shutdown.js');
   stopGracefully(app, runtime);
-  await app.listen({ port: runtime.config.port, host: runtime.config.host });
+  try {
+    await app.listen({ port: runtime.config.port, host: runtime.config.host });
+  } catch (error) {
+    throw listenRefusal(error, runtime.config) ?? error;
+  }
   // A fresh install has nobody to sign in: the operator opens this once (DESIGN §8, first run).
   if (await runtime.services.auth.needsSetup()) runtime.log.info(`Create the first owner: ${await runtime.services.auth.setupLink()}`);
 }

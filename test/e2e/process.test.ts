@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { testEnv } from '../helpers/app.js';
@@ -7,8 +9,12 @@ import { runCli, startServerProcess } from '../helpers/process.js';
 
 // The tests spawn processes and mostly wait on them: they run side by side.
 describe('the process: configuration, CLI and shutdown', { concurrency: true }, () => {
-  test('a bad configuration value stops the start with one line naming it', async (t) => {
+  test('a bad configuration value, or an address the server cannot listen on, stops the start with one line naming it', async (t) => {
     const env = await testEnv(t);
+    const holder = net.createServer().listen(0, '127.0.0.1');
+    t.after(() => holder.close());
+    await once(holder, 'listening');
+    const taken = (holder.address() as net.AddressInfo).port;
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: 'eighty' }, /^linkvault: PORT must be an integer from 0 to 65535/],
       [{ DATABASE_URL: 'mysql://x' }, /^linkvault: DATABASE_URL must start with postgres:\/\//],
@@ -18,6 +24,8 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
       [{ DATABASE_URL: `sqlite:${env.DATA_DIR}` }, /^linkvault: DATABASE_URL names the folder .*: name the database file in it/],
       [{ HOST: 'not a host' }, /^linkvault: HOST must be an IP address or a host name/],
       [{ WEBHOOK_CA_FILE: `${env.DATA_DIR}/missing.pem` }, /^linkvault: WEBHOOK_CA_FILE .* does not exist/],
+      [{ HOST: 'no-such-host.invalid' }, /^linkvault: cannot listen on no-such-host\.invalid port 0: the host name does not resolve/],
+      [{ PORT: String(taken) }, /^linkvault: cannot listen on 127\.0\.0\.1 port \d+: another process uses that port/],
     ];
     // Each case is a process of its own: they start side by side.
     const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad })));
