@@ -1,8 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './types.js';
 
 /** What a repo function runs on: the database itself or an open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Whether `db` is PostgreSQL, whose row locks a repo asks for where SQLite's one writer needs none. */
+export const isPostgres = (db: Executor): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Epoch milliseconds; injected so tests can move time. */
 export type Clock = () => number;

@@ -4,7 +4,7 @@ export interface BurstRequest {
   method: string;
   path: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface BurstAnswer {
@@ -51,7 +51,10 @@ export async function burst(baseUrl: string, requests: BurstRequest[], timeoutMs
     const headers: Record<string, string> = { host, connection: 'close', ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-    const whole = Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n${lines.join('')}\r\n${request.body ?? ''}`);
+    const whole = Buffer.concat([
+      Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n${lines.join('')}\r\n`),
+      Buffer.from(request.body ?? ''),
+    ]);
     sockets[index]!.write(whole.subarray(0, -1));
     return whole.subarray(-1);
   });

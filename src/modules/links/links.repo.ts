@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type RawBuilder, type Updateable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
+import { sql, type RawBuilder, type Updateable } from 'kysely';
+import { isPostgres, type Executor } from '../../db/executor.js';
 import type { LinkRow, LinksTable, NewLink } from '../../db/types.js';
 
 export type LinkTab = 'active' | 'expired';
@@ -26,8 +26,22 @@ export async function insertLink(db: Executor, link: NewLink): Promise<void> {
   await countLinkChange(db, link.account_id, 1, false);
 }
 
+const linkOf = (db: Executor, accountId: number, id: string) =>
+  db.selectFrom('links').selectAll().where('id', '=', id).where('account_id', '=', accountId);
+
 export function findLink(db: Executor, accountId: number, id: string) {
-  return db.selectFrom('links').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return linkOf(db, accountId, id).executeTakeFirst();
+}
+
+/**
+ * The link, held until the transaction ends, to be changed from what it is now: a change made at
+ * the same time waits for this one and then reads its result (a row lock on PostgreSQL; SQLite's
+ * transactions begin IMMEDIATE, so they hold its one write lock already).
+ */
+export function lockLink(db: Executor, accountId: number, id: string) {
+  return linkOf(db, accountId, id)
+    .$if(isPostgres(db), (query) => query.forNoKeyUpdate())
+    .executeTakeFirst();
 }
 
 export function findLinksByIds(db: Executor, accountId: number, ids: readonly string[]) {
@@ -285,7 +299,6 @@ export async function markBlobPurged(db: Executor, id: string, now: number): Pro
  * WHERE re-checked on the winner's row version).
  */
 export function claimNewlyExpiredLinks(db: Executor, now: number, limit: number) {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db
     .updateTable('links')
     .set({ expiry_noticed_at: now })
@@ -296,7 +309,7 @@ export function claimNewlyExpiredLinks(db: Executor, now: number, limit: number)
         .where('expires_at', '<=', now)
         .where('expiry_noticed_at', 'is', null)
         .limit(limit)
-        .$if(postgres, (query) => query.forUpdate().skipLocked()),
+        .$if(isPostgres(db), (query) => query.forUpdate().skipLocked()),
     )
     .where('expiry_noticed_at', 'is', null)
     .returning(['id', 'account_id', 'name'])

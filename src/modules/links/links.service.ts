@@ -131,6 +131,69 @@ function renamed(link: LinkRow, name: string): string {
   return stored;
 }
 
+/** The change as it is stored: times, addresses, the booking URL and preview texts normalised; 400 naming a field that cannot be. */
+function normalizedChanges(changes: LinkChanges): LinkChanges {
+  const { password } = changes;
+  if (password !== undefined && password !== null && (password === '' || password.length > 256)) {
+    throw badRequest('field "password" must be 1 to 256 characters, or null to remove it');
+  }
+  return {
+    ...changes,
+    ...(changes.expiresAt !== undefined && { expiresAt: normalizeExpiresAt(changes.expiresAt, 'expiresAt') }),
+    ...(changes.allowedEmails && { allowedEmails: normalizeEmails(changes.allowedEmails, 'allowedEmails') }),
+    ...(changes.allowedDomains && { allowedDomains: normalizeDomains(changes.allowedDomains, 'allowedDomains') }),
+    ...(changes.blockedEmails && { blockedEmails: normalizeEmails(changes.blockedEmails, 'blockedEmails') }),
+    ...(changes.blockedDomains && { blockedDomains: normalizeDomains(changes.blockedDomains, 'blockedDomains') }),
+    ...(typeof changes.bookingUrl === 'string' && { bookingUrl: normalizeBookingUrl(changes.bookingUrl, 'bookingUrl') }),
+    ...(changes.previewTitle !== undefined && { previewTitle: normalizePreviewText(changes.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX) }),
+    ...(changes.previewDescription !== undefined && {
+      previewDescription: normalizePreviewText(changes.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX),
+    }),
+  };
+}
+
+/** The settings a link's row stores as they are (its expiry and password are written apart). */
+type StoredSettings = Omit<LinkSettings, 'expiration' | 'expiresAt' | 'password'>;
+
+/** The columns that hold `settings`; a price and its currency are kept only while the file is for sale. */
+function settingColumns(settings: StoredSettings) {
+  const selling = settings.requirePaymentToDownload;
+  return {
+    has_watermark: Number(settings.hasWatermark),
+    requires_approval: Number(settings.requiresApproval),
+    requires_otp: Number(settings.requiresOtp),
+    allowed_emails: JSON.stringify(settings.allowedEmails),
+    allowed_domains: JSON.stringify(settings.allowedDomains),
+    require_email: Number(settings.requireEmail),
+    allow_download: Number(settings.allowDownload),
+    notify_on_view: Number(settings.notifyOnView),
+    preview_title: settings.previewTitle,
+    preview_description: settings.previewDescription,
+    agreement_id: settings.agreementId,
+    blocked_emails: JSON.stringify(settings.blockedEmails),
+    blocked_domains: JSON.stringify(settings.blockedDomains),
+    booking_url: settings.bookingUrl,
+    preview_pages: settings.previewPages,
+    view_session_ttl: settings.viewSessionTtlSeconds,
+    max_views: settings.maxViews,
+    require_payment: Number(selling),
+    download_price: selling ? settings.downloadPrice : null,
+    download_currency: selling ? settings.downloadCurrency : null,
+  } satisfies repo.LinkPatch;
+}
+
+/** The columns of a link that `next` gives other values than `current` has: the only ones a change writes. */
+function changedColumns(current: LinkSettingsView, next: LinkSettingsView): repo.LinkPatch {
+  const [before, after] = [current, next].map((settings) => ({ is_active: Number(settings.isActive), ...settingColumns(settings) }));
+  return Object.fromEntries(Object.entries(after!).filter(([column, value]) => before![column as keyof typeof before] !== value));
+}
+
+/** What a change makes of a link: the columns it writes and its audit entry's details. */
+interface LinkChange {
+  patch: repo.LinkPatch;
+  details: Record<string, unknown>;
+}
+
 /** Reads for maintenance tools (the CLI's doctor), which need no clock, blobs or viewer base. */
 export function createLinkRecords(deps: { db: Db }) {
   const { db } = deps;
@@ -227,8 +290,13 @@ export function createLinksService(deps: {
   async function ownLink(accountId: number, id: string, options: { live: boolean }): Promise<LinkRow> {
     const link = await repo.findLink(db, accountId, id);
     if (!link) throw notFound(`Link ${id}`);
-    if (options.live && isExpired(link, clock())) throw gone();
+    if (options.live) assertLive(link);
     return link;
+  }
+
+  /** 410 for an expired link. */
+  function assertLive(link: LinkRow): void {
+    if (isExpired(link, clock())) throw gone();
   }
 
   /** The account's data room (an expired one too: its contents can be arranged before it is revived), else 404 or 422. */
@@ -263,18 +331,40 @@ export function createLinksService(deps: {
     return repo.listLinks(db, accountId, tab, now, { limit: onThisPage, offset: Math.max(0, onLaterPages), fromTheEnd: true, order, search });
   }
 
-  /** Applies `patch` to the link; the audit entry, whose `details` name what changed, commits with it. */
-  async function applySettings(source: ChangeSource, id: string, patch: repo.LinkPatch, details: Record<string, unknown>): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      await repo.updateLink(trx, source.accountId, id, patch);
+  /** An expired link takes a change only with a future `expiresAt`, and only while its file is kept (410, 422). */
+  function assertChangeable(link: LinkRow, expiresAt: number | undefined): void {
+    if (!isExpired(link, clock())) return;
+    if (expiresAt === undefined) throw gone();
+    if (link.blob_purged_at !== null) throw unprocessable('The file of this expired link has been deleted; upload it again as a new link');
+  }
+
+  /**
+   * Changes the link from what it is now: `change` gets the row held for its transaction (repo.lockLink),
+   * so a change sent at the same time is neither missed by its rules nor written over. The audit entry
+   * commits with it. Answers the row as `change` read it; `change` runs no query outside `trx` (on
+   * SQLite the transaction holds the one connection), so work that needs one comes before.
+   */
+  async function changeLink(
+    source: ChangeSource,
+    id: string,
+    change: (link: LinkRow, trx: Executor) => LinkChange | Promise<LinkChange>,
+  ): Promise<LinkRow> {
+    return db.transaction().execute(async (trx) => {
+      const link = await repo.lockLink(trx, source.accountId, id);
+      if (!link) throw notFound(`Link ${id}`);
+      const { patch, details } = await change(link, trx);
+      if (Object.keys(patch).length > 0) await repo.updateLink(trx, source.accountId, id, patch);
       await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details }, trx);
+      return link;
     });
   }
 
-  async function changeSettings(source: ChangeSource, id: string, patch: repo.LinkPatch, details: Record<string, unknown>): Promise<void> {
-    await ownLink(source.accountId, id, { live: true });
-    await applySettings(source, id, patch, details);
-  }
+  /** Writes `patch` to a live link; answers the row as it was. */
+  const changeSettings = (source: ChangeSource, id: string, patch: repo.LinkPatch, details: Record<string, unknown>) =>
+    changeLink(source, id, (link) => {
+      assertLive(link);
+      return { patch, details };
+    });
 
   /**
    * The link a viewer path names: `name` is a link's id, or with `roomId` the room name of one of that
@@ -313,27 +403,8 @@ export function createLinksService(deps: {
         size: file.size,
         sha256: file.sha256,
         password_hash: settings.password === null ? null : await hashPassword(settings.password),
-        has_watermark: Number(settings.hasWatermark),
-        requires_approval: Number(settings.requiresApproval),
-        requires_otp: Number(settings.requiresOtp),
-        allowed_emails: JSON.stringify(settings.allowedEmails),
-        allowed_domains: JSON.stringify(settings.allowedDomains),
-        require_email: Number(settings.requireEmail),
-        allow_download: Number(settings.allowDownload),
-        notify_on_view: Number(settings.notifyOnView),
-        preview_title: settings.previewTitle,
-        preview_description: settings.previewDescription,
-        agreement_id: settings.agreementId,
+        ...settingColumns(settings),
         created_by: source.actor.type === 'user' ? source.actor.id : null,
-        blocked_emails: JSON.stringify(settings.blockedEmails),
-        blocked_domains: JSON.stringify(settings.blockedDomains),
-        booking_url: settings.bookingUrl,
-        preview_pages: settings.previewPages,
-        view_session_ttl: settings.viewSessionTtlSeconds,
-        max_views: settings.maxViews,
-        require_payment: Number(settings.requirePaymentToDownload),
-        download_price: settings.requirePaymentToDownload ? settings.downloadPrice : null,
-        download_currency: settings.requirePaymentToDownload ? settings.downloadCurrency : null,
         created_at: now,
         expires_at: expiryOf(settings, now),
       };
@@ -400,78 +471,41 @@ export function createLinksService(deps: {
 
     /**
      * Applies any subset of settings and the name in one transaction, after the same rules as
-     * an upload; answers the link as `get` does. An expired link answers 410 unless the change
+     * an upload, writing only the columns it changes on the row held (changes sent together all
+     * hold); answers the link as `get` does. An expired link answers 410 unless the change
      * gives it a future `expiresAt` (while its file is still kept).
      */
     async update(source: ChangeSource, id: string, changes: LinkChanges) {
       const { accountId } = source;
-      const now = clock();
+      const stated = normalizedChanges(changes);
+      const expiresAt = stated.expiresAt === undefined ? undefined : expiryOf({ expiration: '7d', expiresAt: stated.expiresAt }, clock());
+      const { password, ...settings } = stated;
+      // What other modules answer, and the password's hash (slow), come before the row is held;
+      // the rules between settings are checked on the link as read now, then again on the row held.
       const link = await ownLink(accountId, id, { live: false });
-      const current = settingsOf(link);
-      const expiresAt =
-        changes.expiresAt === undefined
-          ? undefined
-          : expiryOf({ expiration: '7d', expiresAt: normalizeExpiresAt(changes.expiresAt, 'expiresAt') }, now);
-      if (isExpired(link, now)) {
-        if (expiresAt === undefined) throw gone();
-        if (link.blob_purged_at !== null) throw unprocessable('The file of this expired link has been deleted; upload it again as a new link');
-      }
-      const next = {
-        ...current,
-        ...changes,
-        ...(changes.allowedEmails && { allowedEmails: normalizeEmails(changes.allowedEmails, 'allowedEmails') }),
-        ...(changes.allowedDomains && { allowedDomains: normalizeDomains(changes.allowedDomains, 'allowedDomains') }),
-        ...(changes.blockedEmails && { blockedEmails: normalizeEmails(changes.blockedEmails, 'blockedEmails') }),
-        ...(changes.blockedDomains && { blockedDomains: normalizeDomains(changes.blockedDomains, 'blockedDomains') }),
-        ...(typeof changes.bookingUrl === 'string' && { bookingUrl: normalizeBookingUrl(changes.bookingUrl, 'bookingUrl') }),
-        ...(changes.previewTitle !== undefined && { previewTitle: normalizePreviewText(changes.previewTitle, 'previewTitle', PREVIEW_TITLE_MAX) }),
-        ...(changes.previewDescription !== undefined && {
-          previewDescription: normalizePreviewText(changes.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX),
-        }),
-      };
-      if (changes.password !== undefined && changes.password !== null && (changes.password === '' || changes.password.length > 256)) {
-        throw badRequest('field "password" must be 1 to 256 characters, or null to remove it');
-      }
-      assertConsistent(next);
-      if (next.requirePaymentToDownload && link.kind === 'room') throw unprocessable('A data room has no file of its own to sell');
-      if (changes.requirePaymentToDownload || changes.downloadPrice !== undefined) await assertPaymentsPossible(next, accountId, payments);
-      if (changes.agreementId !== undefined) await assertAgreement(accountId, next.agreementId);
+      assertChangeable(link, expiresAt);
+      const planned = { ...settingsOf(link), ...settings };
+      assertConsistent(planned);
+      if (planned.requirePaymentToDownload && link.kind === 'room') throw unprocessable('A data room has no file of its own to sell');
+      if (stated.requirePaymentToDownload || stated.downloadPrice !== undefined) await assertPaymentsPossible(planned, accountId, payments);
+      if (stated.agreementId !== undefined) await assertAgreement(accountId, stated.agreementId);
+      const name = stated.name === undefined ? undefined : renamed(link, stated.name);
+      const passwordHash = password === undefined || password === null ? password : await hashPassword(password);
 
-      const selling = next.requirePaymentToDownload;
-      const patch: repo.LinkPatch = {
-        ...(changes.name !== undefined && { name: renamed(link, changes.name) }),
-        ...(changes.password !== undefined && { password_hash: changes.password === null ? null : await hashPassword(changes.password) }),
-        is_active: Number(next.isActive),
-        has_watermark: Number(next.hasWatermark),
-        requires_approval: Number(next.requiresApproval),
-        requires_otp: Number(next.requiresOtp),
-        allowed_emails: JSON.stringify(next.allowedEmails),
-        allowed_domains: JSON.stringify(next.allowedDomains),
-        require_email: Number(next.requireEmail),
-        allow_download: Number(next.allowDownload),
-        notify_on_view: Number(next.notifyOnView),
-        preview_title: next.previewTitle,
-        preview_description: next.previewDescription,
-        agreement_id: next.agreementId,
-        blocked_emails: JSON.stringify(next.blockedEmails),
-        blocked_domains: JSON.stringify(next.blockedDomains),
-        booking_url: next.bookingUrl,
-        preview_pages: next.previewPages,
-        view_session_ttl: next.viewSessionTtlSeconds,
-        max_views: next.maxViews,
-        require_payment: Number(selling),
-        download_price: selling ? next.downloadPrice : null,
-        download_currency: selling ? next.downloadCurrency : null,
-      };
-      const { password, ...stated } = changes;
-      const details = changedFields({ ...stated, ...(password !== undefined && { password }) }, ['password']);
-      await db.transaction().execute(async (trx) => {
-        await repo.updateLink(trx, accountId, id, patch);
+      await changeLink(source, id, async (current, trx) => {
+        assertChangeable(current, expiresAt);
+        const before = settingsOf(current);
+        const next = { ...before, ...settings };
+        assertConsistent(next);
         if (expiresAt !== undefined) await repo.changeLinkExpiry(trx, accountId, id, expiresAt);
-        await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details }, trx);
+        const patch: repo.LinkPatch = {
+          ...changedColumns(before, next),
+          ...(name !== undefined && { name }),
+          ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        };
+        return { patch, details: changedFields(changes, ['password']) };
       });
-      const updated = await ownLink(accountId, id, { live: false });
-      return detailOf(updated);
+      return detailOf(await ownLink(accountId, id, { live: false }));
     },
 
     /** The row itself, expired or not, for other modules acting on the owner's behalf. */
@@ -503,40 +537,45 @@ export function createLinksService(deps: {
       changeSettings(source, id, { requires_approval: Number(requiresApproval) }, changedFields({ requiresApproval })),
 
     async setOtp(source: ChangeSource, id: string, input: { requiresOtp: boolean; allowedEmails?: string[]; allowedDomains?: string[] }) {
-      const link = await ownLink(source.accountId, id, { live: true });
-      const allowedEmails = input.allowedEmails ? normalizeEmails(input.allowedEmails, 'allowedEmails') : parseList(link.allowed_emails);
-      const allowedDomains = input.allowedDomains ? normalizeDomains(input.allowedDomains, 'allowedDomains') : parseList(link.allowed_domains);
-      if (input.requiresOtp && allowedEmails.length === 0 && allowedDomains.length === 0) {
-        throw unprocessable('requiresOtp needs at least one allowed e-mail or domain');
-      }
-      await applySettings(
-        source,
-        id,
-        { requires_otp: Number(input.requiresOtp), allowed_emails: JSON.stringify(allowedEmails), allowed_domains: JSON.stringify(allowedDomains) },
-        changedFields({ requiresOtp: input.requiresOtp, allowedEmails, allowedDomains }),
-      );
+      const statedEmails = input.allowedEmails && normalizeEmails(input.allowedEmails, 'allowedEmails');
+      const statedDomains = input.allowedDomains && normalizeDomains(input.allowedDomains, 'allowedDomains');
+      await changeLink(source, id, (link) => {
+        assertLive(link);
+        const allowedEmails = statedEmails ?? parseList(link.allowed_emails);
+        const allowedDomains = statedDomains ?? parseList(link.allowed_domains);
+        assertConsistent({ ...settingsOf(link), requiresOtp: input.requiresOtp, allowedEmails, allowedDomains });
+        return {
+          patch: {
+            requires_otp: Number(input.requiresOtp),
+            allowed_emails: JSON.stringify(allowedEmails),
+            allowed_domains: JSON.stringify(allowedDomains),
+          },
+          details: changedFields({ requiresOtp: input.requiresOtp, allowedEmails, allowedDomains }),
+        };
+      });
     },
 
     /** Stores the picture link previews show (re-encoded as PNG, at most 1200 px a side) under the link's prefix. */
     async setPreviewImage(source: ChangeSource, id: string, upload: Buffer) {
-      const link = await ownLink(source.accountId, id, { live: true });
+      await ownLink(source.accountId, id, { live: true });
       const png = await reencodeImage(upload, 'preview image', 1200);
       const key = `${blobPrefixOf(id)}preview-${randomBase62(12)}.png`;
       await blobs.put(key, Readable.from([png]));
+      let replaced: LinkRow;
       try {
-        await applySettings(source, id, { preview_image_key: key }, changedFields({ previewImage: true }));
+        replaced = await changeSettings(source, id, { preview_image_key: key }, changedFields({ previewImage: true }));
       } catch (error) {
         await blobs.delete(key);
         throw error;
       }
-      if (link.preview_image_key) await blobs.delete(link.preview_image_key);
-      return detailOf(link, { ...settingsOf(link), hasPreviewImage: true });
+      // The picture this one replaced, as the row held it: one sent at the same time is not left behind.
+      if (replaced.preview_image_key) await blobs.delete(replaced.preview_image_key);
+      return detailOf({ ...replaced, preview_image_key: key });
     },
 
     async removePreviewImage(source: ChangeSource, id: string) {
-      const link = await ownLink(source.accountId, id, { live: true });
-      await applySettings(source, id, { preview_image_key: null }, changedFields({ previewImage: false }));
-      if (link.preview_image_key) await blobs.delete(link.preview_image_key);
+      const removed = await changeSettings(source, id, { preview_image_key: null }, changedFields({ previewImage: false }));
+      if (removed.preview_image_key) await blobs.delete(removed.preview_image_key);
     },
 
     /**

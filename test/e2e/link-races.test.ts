@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { startApp } from '../helpers/app.js';
+import { burst, type BurstRequest } from '../helpers/burst.js';
+import sharp from 'sharp';
+import { createLink, listFiles } from '../helpers/files.js';
+
+const DAY = 24 * 3_600_000;
+
+/** A JSON request of the owner's key, to be sent in a burst. */
+const asOwner = (apiKey: string, method: string, path: string, body: unknown): BurstRequest => ({
+  method,
+  path,
+  headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** A multipart body as a burst sends it, with its content type. */
+async function multipart(form: FormData) {
+  const encoded = new Response(form);
+  return { contentType: encoded.headers.get('content-type')!, body: Buffer.from(await encoded.arrayBuffer()) };
+}
+
+const statuses = (answers: Array<{ status: number; text: string }>) => answers.map((answer) => `${answer.status} ${answer.text}`);
+
+test('PATCHes of different settings of one link sent together all hold, a password among them', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const id = await createLink(http, 'notes', 'notes.txt');
+  const expiresAt = new Date(Date.now() + 30 * DAY).toISOString();
+  const changes = [{ password: 'open sesame' }, { expiresAt }, { allowDownload: true }, { hasWatermark: true }, { maxViews: 7 }];
+
+  const answers = await burst(
+    app.url,
+    changes.map((change) => asOwner(apiKey, 'PATCH', `/api/links/${id}`, change)),
+  );
+  assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), statuses(answers).join('\n'));
+  const { settings } = (await http.get(`/api/links/${id}`)).body;
+  assert.deepEqual(
+    {
+      hasPassword: settings.hasPassword,
+      expiresAt: settings.expiresAt,
+      allowDownload: settings.allowDownload,
+      hasWatermark: settings.hasWatermark,
+      maxViews: settings.maxViews,
+    },
+    { hasPassword: true, expiresAt, allowDownload: true, hasWatermark: true, maxViews: 7 },
+  );
+});
+
+test('the setting endpoints and a PATCH sent together to one link all hold', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const id = await createLink(http, 'notes', 'notes.txt');
+  const answers = await burst(app.url, [
+    asOwner(apiKey, 'PATCH', `/api/links/${id}`, { password: 'open sesame', allowedEmails: ['ana@example.com'] }),
+    asOwner(apiKey, 'POST', `/api/links/${id}/active`, { isActive: false }),
+    asOwner(apiKey, 'POST', `/api/links/${id}/approval`, { requiresApproval: true }),
+    asOwner(apiKey, 'POST', `/api/links/${id}/watermark`, { hasWatermark: true }),
+    asOwner(apiKey, 'POST', `/api/links/${id}/otp`, { requiresOtp: true, allowedDomains: ['example.com'] }),
+  ]);
+  assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), statuses(answers).join('\n'));
+  const { settings } = (await http.get(`/api/links/${id}`)).body;
+  assert.deepEqual(
+    {
+      hasPassword: settings.hasPassword,
+      allowedEmails: settings.allowedEmails,
+      isActive: settings.isActive,
+      requiresApproval: settings.requiresApproval,
+      hasWatermark: settings.hasWatermark,
+      requiresOtp: settings.requiresOtp,
+      allowedDomains: settings.allowedDomains,
+    },
+    {
+      hasPassword: true,
+      allowedEmails: ['ana@example.com'],
+      isActive: false,
+      requiresApproval: true,
+      hasWatermark: true,
+      requiresOtp: true,
+      allowedDomains: ['example.com'],
+    },
+  );
+});
+
+test('turning the code gate on while a PATCH changes its allowed addresses keeps both', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const id = await createLink(http, 'notes', 'notes.txt', { allowedEmails: 'ana@example.com' });
+  const answers = await burst(app.url, [
+    asOwner(apiKey, 'PATCH', `/api/links/${id}`, { allowedEmails: ['bo@example.com'] }),
+    asOwner(apiKey, 'POST', `/api/links/${id}/otp`, { requiresOtp: true }),
+  ]);
+  assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), statuses(answers).join('\n'));
+  const { settings } = (await http.get(`/api/links/${id}`)).body;
+  assert.deepEqual(
+    { requiresOtp: settings.requiresOtp, allowedEmails: settings.allowedEmails },
+    { requiresOtp: true, allowedEmails: ['bo@example.com'] },
+  );
+});
+
+test('preview pictures sent together to one link leave one picture stored, the one it shows', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const id = await createLink(http, 'notes', 'notes.txt');
+  const picture = await sharp({ create: { width: 120, height: 63, channels: 3, background: '#1d4ed8' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(picture)], { type: 'image/png' }), 'card.png');
+  const { contentType, body } = await multipart(form);
+  const answers = await burst(
+    app.url,
+    [1, 2, 3].map(() => ({
+      method: 'PUT',
+      path: `/api/links/${id}/preview-image`,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType },
+      body,
+    })),
+  );
+  assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), statuses(answers).join('\n'));
+  const pictures = (await listFiles(path.join(app.dataDir, 'blobs'))).filter((file) => file.includes(`${id}/preview-`));
+  assert.equal(pictures.length, 1, pictures.join('\n'));
+  assert.equal((await fetch(`${app.url}/v/${id}/preview.png`)).status, 200);
+});
