@@ -124,3 +124,28 @@ test('preview pictures sent together to one link leave one picture stored, the o
   assert.equal(pictures.length, 1, pictures.join('\n'));
   assert.equal((await fetch(`${app.url}/v/${id}/preview.png`)).status, 200);
 });
+
+test('PATCHes of different settings of one template sent together all hold', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const created = await http.post('/api/templates', { name: 'Board packs', hasWatermark: false });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const templateId = created.body.id;
+  const changes = [{ hasWatermark: true }, { allowDownload: true }, { maxViews: 3 }, { expiration: '24h' }, { name: 'Board' }];
+  const answers = await burst(
+    app.url,
+    changes.map((change) => asOwner(apiKey, 'PATCH', `/api/templates/${templateId}`, change)),
+  );
+  assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), statuses(answers).join('\n'));
+  const { template } = (await http.get(`/api/templates/${templateId}`)).body;
+  assert.deepEqual(
+    {
+      name: template.name,
+      hasWatermark: template.hasWatermark,
+      allowDownload: template.allowDownload,
+      maxViews: template.maxViews,
+      expiration: template.expiration,
+    },
+    { name: 'Board', hasWatermark: true, allowDownload: true, maxViews: 3, expiration: '24h' },
+  );
+});

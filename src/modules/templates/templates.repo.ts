@@ -1,15 +1,20 @@
-import type { Executor } from '../../db/executor.js';
+import { isPostgres, type Executor } from '../../db/executor.js';
 
 export function listTemplates(db: Executor, accountId: number) {
   return db.selectFrom('link_templates').select(['id', 'name', 'settings']).where('account_id', '=', accountId).orderBy('id').execute();
 }
 
+const templateOf = (db: Executor, accountId: number, id: number) =>
+  db.selectFrom('link_templates').select(['id', 'name', 'settings']).where('id', '=', id).where('account_id', '=', accountId);
+
 export function findTemplate(db: Executor, accountId: number, id: number) {
-  return db
-    .selectFrom('link_templates')
-    .select(['id', 'name', 'settings'])
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
+  return templateOf(db, accountId, id).executeTakeFirst();
+}
+
+/** The template, held until the transaction ends to be changed from what it is now (as links.repo's `lockLink`). */
+export function lockTemplate(db: Executor, accountId: number, id: number) {
+  return templateOf(db, accountId, id)
+    .$if(isPostgres(db), (query) => query.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

@@ -15,7 +15,7 @@ import {
   type PaymentsPolicy,
   type AgreementPolicy,
 } from '../links/link-settings.js';
-import { deleteTemplate, findTemplate, insertTemplate, listTemplates, updateTemplate } from './templates.repo.js';
+import { deleteTemplate, findTemplate, insertTemplate, listTemplates, lockTemplate, updateTemplate } from './templates.repo.js';
 
 /**
  * Every upload setting but the password: a template would have to keep it readable to
@@ -113,13 +113,21 @@ export function createTemplatesService(deps: { db: Db; clock: Clock; payments: P
       return insertTemplate(db, { accountId, name: input.name, settings: JSON.stringify(stated), now: clock() });
     },
 
-    /** Stated fields replace the template's; the others stay as they were. */
+    /**
+     * Stated fields replace the template's; the others stay as they are when the change is written
+     * (read held, so changes sent together all hold). What payments and agreements answer is asked
+     * first, outside the transaction: on SQLite it holds the one connection.
+     */
     async update(accountId: number, id: number, input: { name?: string } & TemplateSettings): Promise<void> {
-      const current = await ownTemplate(accountId, id);
-      const stated = { ...parseStated(current.settings), ...normalizeStated(input) };
-      await assertUsable(accountId, stated);
-      const updated = await updateTemplate(db, accountId, id, { name: input.name ?? current.name, settings: JSON.stringify(stated), now: clock() });
-      if (!updated) throw notFound(`Template ${id}`);
+      const changes = normalizeStated(input);
+      await assertUsable(accountId, { ...parseStated((await ownTemplate(accountId, id)).settings), ...changes });
+      await db.transaction().execute(async (trx) => {
+        const current = await lockTemplate(trx, accountId, id);
+        if (!current) throw notFound(`Template ${id}`);
+        const stated = { ...parseStated(current.settings), ...changes };
+        resolveSettings(stated); // the rules between fields, on the template as it is now
+        await updateTemplate(trx, accountId, id, { name: input.name ?? current.name, settings: JSON.stringify(stated), now: clock() });
+      });
     },
 
     async remove(accountId: number, id: number): Promise<void> {
