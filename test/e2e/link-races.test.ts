@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { burst, type BurstRequest } from '../helpers/burst.js';
 import sharp from 'sharp';
-import { createLink, listFiles } from '../helpers/files.js';
+import { createLink, listFiles, uploadForm } from '../helpers/files.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -148,4 +149,24 @@ test('PATCHes of different settings of one template sent together all hold', asy
     },
     { name: 'Board', hasWatermark: true, allowDownload: true, maxViews: 3, expiration: '24h' },
   );
+});
+
+test('replacements of a file sent together with one Idempotency-Key make one version, and every one answers it', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const id = await createLink(http, 'v1', 'notes.txt');
+  const key = randomUUID();
+  const { contentType, body } = await multipart(uploadForm('v2', 'notes.txt'));
+  const answers = await burst(
+    app.url,
+    [1, 2, 3].map(() => ({
+      method: 'PUT',
+      path: `/api/links/${id}/file`,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType, 'idempotency-key': key },
+      body,
+    })),
+  );
+  assert.deepEqual(statuses(answers), Array(3).fill(`200 ${JSON.stringify({ ok: true, version: 2 })}`));
+  assert.equal(answers.filter((answer) => /^idempotent-replayed: true$/im.test(answer.head)).length, 2, 'one first answer, two replayed');
+  assert.equal((await http.get('/api/links')).body.links[0].version, 2);
 });

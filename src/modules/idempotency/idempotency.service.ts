@@ -1,4 +1,4 @@
-import { failureLevel, isUniqueViolation, type Clock, type CommitsWith } from '../../db/executor.js';
+import { failureLevel, type Clock, type CommitsWith } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
 import { scheduledJob } from '../../core/periodic-job.js';
@@ -49,6 +49,8 @@ export function createIdempotencyService(deps: {
      * Runs `perform` at most once per key: a key used in the last 24 hours answers with its first
      * result. `perform` gets the step that records the answer, to run in its change's transaction
      * (none without a key). `purpose` names the request: a key sent again for another one is a 422.
+     * A twin sent at the same time runs `perform` too, but only one can commit (the key is unique):
+     * whichever fails once the other has committed answers its result.
      */
     async once<T>(
       accountId: number,
@@ -64,9 +66,9 @@ export function createIdempotencyService(deps: {
       try {
         return { body: await perform(recordAnswer), replayed: false };
       } catch (error) {
-        // A twin sent at the same time committed first (this change rolled back): its answer is this one's.
-        if (!isUniqueViolation(error)) throw error;
-        const twin = await firstAnswer<T>(accountId, key, purpose);
+        // A twin sent at the same time committed first and this change gave way to it (the key's
+        // row, or the version a replacement switches from, was taken): its answer is this one's.
+        const twin = await firstAnswer<T>(accountId, key, purpose).catch(() => undefined);
         if (twin === undefined) throw error;
         return { body: twin, replayed: true };
       }
