@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CommandError } from './cli/command-error.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { assertNoInterruptedRestore } from './cli/restore-marker.js';
+import { ConfigError, dataDirOf, loadConfig, type Config } from './config.js';
 import { AppError } from './core/errors.js';
 import { isRole, ROLES, type Role } from './core/permissions.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
@@ -113,6 +114,8 @@ async function run(argv: string[]): Promise<void> {
   ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
+  if (command !== 'restore') assertNoInterruptedRestore(dataDirOf(process.env));
+
   // Maintenance commands build only what they check or copy: a restore needs an empty database
   // (the runtime would migrate it), and the doctor must report a dead dependency, not stop on it.
   switch (command) {
@@ -125,7 +128,7 @@ async function run(argv: string[]): Promise<void> {
         includeMasterKey: values['include-master-key'] === true,
       });
     case 'restore':
-      return (await import('./cli/backup.js')).restore(loadConfig(), { from: option(values, 'from') });
+      return (await import('./cli/restore.js')).restore(loadConfig(), { from: option(values, 'from') });
   }
 
   const runtime = await createRuntime(loadConfig());

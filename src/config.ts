@@ -281,11 +281,14 @@ function metricsToken(env: Env): string | undefined {
   return raw;
 }
 
+/** DATA_DIR as loadConfig reads it; the CLI looks there for an interrupted restore before reading the rest. */
+export const dataDirOf = (env: Env): string => path.resolve(env.DATA_DIR || './data');
+
 /** Reads the whole configuration at once; the first bad value throws a ConfigError naming it. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = listenHost(env);
-  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const dataDir = dataDirOf(env);
   const base = publicUrl(env);
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {

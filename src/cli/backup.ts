@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
-import { countRows, listTables } from '../db/inventory.js';
+import { countRows } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
@@ -16,24 +15,22 @@ import {
   MANIFEST_FILE,
   newManifest,
   PG_DUMP_FILE,
-  readVerifiedManifest,
   writeHashed,
   type BackupFile,
-  type Manifest,
 } from './backup-manifest.js';
 import { CommandError } from './command-error.js';
-import { hasPassword, pgDumpCommand, pgRestoreCommand } from './pg-guidance.js';
+import { hasPassword, pgDumpCommand } from './pg-guidance.js';
 
-const say = (line: string) => console.log(line);
+export const say = (line: string) => console.log(line);
 const warn = (line: string) => console.error(line);
 
 /** A loud block on stderr: the one thing about a backup that an operator must not miss. */
-function shout(lines: string[]): void {
+export function shout(lines: string[]): void {
   const bar = '!'.repeat(78);
   warn([bar, ...lines.map((line) => `!! ${line}`), bar].join('\n'));
 }
 
-async function entriesOf(dir: string): Promise<string[] | undefined> {
+export async function entriesOf(dir: string): Promise<string[] | undefined> {
   try {
     return await fsp.readdir(dir);
   } catch (error) {
@@ -169,98 +166,4 @@ function warnAboutMasterKey(config: Config, source: 'MASTER_KEY' | 'file' | unde
     `keep a copy of ${source ? where : 'the master key'} somewhere else, safe and apart from the backup.`,
     'To put it in the backup instead, run backup with --include-master-key.',
   ]);
-}
-
-/**
- * Refuses unless DATA_DIR holds nothing (a master.key put there for the restore is allowed), the
- * SQLite file does not exist, and a PostgreSQL database has no table in its schema. Checked before
- * anything is opened: opening SQLite or the local store creates files.
- */
-async function assertEmptyTargets(config: Config): Promise<void> {
-  const unexpected = ((await entriesOf(config.dataDir)) ?? []).filter((name) => name !== MASTER_KEY_FILE);
-  if (unexpected.length > 0) {
-    throw new CommandError(
-      `DATA_DIR ${config.dataDir} is not empty (it holds ${unexpected.slice(0, 3).join(', ')}): restore only into an empty DATA_DIR`,
-    );
-  }
-  if (config.database.kind === 'sqlite') {
-    if (fs.existsSync(config.database.file))
-      throw new CommandError(`the database file ${config.database.file} already exists: restore only into an empty database`);
-    return;
-  }
-  const database = openDatabase(config.database);
-  try {
-    const tables = await listTables(database.db, 'postgres');
-    if (tables.length > 0)
-      throw new CommandError(`the PostgreSQL database already holds tables (${tables.slice(0, 3).join(', ')}): restore only into an empty database`);
-  } finally {
-    await database.close();
-  }
-}
-
-/** The restore's master key must be the backup's: a wrong one would make every restored file unreadable. */
-async function keyForRestore(config: Config, from: string, manifest: Manifest): Promise<{ included?: Buffer; configured?: Buffer }> {
-  const included = manifest.masterKey.included ? Buffer.from((await fsp.readFile(path.join(from, KEY_FILE), 'utf8')).trim(), 'base64') : undefined;
-  const configured = findMasterKey(config.masterKey, config.dataDir)?.key;
-  const key = configured ?? included;
-  if (key && manifest.masterKey.fingerprint && masterKeyFingerprint(key) !== manifest.masterKey.fingerprint) {
-    throw new CommandError(
-      `the master key ${configured ? 'configured here' : 'in the backup'} is not the one this backup's files were sealed with (fingerprint ${manifest.masterKey.fingerprint}): set MASTER_KEY to the original key`,
-    );
-  }
-  return { included, configured };
-}
-
-export async function restore(config: Config, options: { from: string }): Promise<void> {
-  const from = path.resolve(options.from);
-  const manifest = await readVerifiedManifest(from);
-  if (manifest.database.kind !== config.database.kind) {
-    throw new CommandError(
-      `this backup is of a ${manifest.database.kind} database, but DATABASE_URL names ${config.database.kind}: configure the same kind`,
-    );
-  }
-  const keys = await keyForRestore(config, from, manifest);
-  await assertEmptyTargets(config);
-
-  const blobs = await createBlobStore(config.storage);
-  try {
-    for await (const key of blobs.keys()) {
-      throw new CommandError(`the blob storage is not empty (it holds ${key}): restore only into empty storage`);
-    }
-    const blobFiles = manifest.files.filter((file) => file.path.startsWith(`${BLOBS_DIR}/`));
-    for (const file of blobFiles) {
-      await blobs.put(file.path.slice(BLOBS_DIR.length + 1), fs.createReadStream(path.join(from, ...file.path.split('/'))));
-    }
-    say(`restored ${blobFiles.length} blob(s) into ${config.storage.kind} storage`);
-  } finally {
-    await blobs.close();
-  }
-
-  if (config.database.kind === 'sqlite') {
-    // Copied under a temporary name and renamed: a failed copy never leaves a half database behind.
-    const partial = `${config.database.file}.restoring`;
-    await fsp.mkdir(path.dirname(config.database.file), { recursive: true, mode: OWNER_ONLY_FOLDER });
-    // Streamed rather than copyFile, which gives the copy the backup file's mode: owner-only, whatever that was.
-    await pipeline(fs.createReadStream(path.join(from, DATABASE_FILE)), fs.createWriteStream(partial, { flags: 'wx', mode: OWNER_ONLY_FILE }));
-    await fsp.rename(partial, config.database.file);
-    say(`restored the database to ${config.database.file} (migration ${manifest.database.latestMigration}; newer migrations run at the next start)`);
-  } else {
-    say('Now load the PostgreSQL dump into this empty database, before starting the server:');
-    say(`  ${pgRestoreCommand(config.database.url, path.join(from, PG_DUMP_FILE))}`);
-    if (!fs.existsSync(path.join(from, PG_DUMP_FILE)))
-      say(`  (${PG_DUMP_FILE} is not in the backup folder: use the dump that pg_dump wrote at backup time)`);
-  }
-
-  if (keys.included && !keys.configured) {
-    await fsp.mkdir(config.dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
-    await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
-    say(`restored the master key to ${path.join(config.dataDir, MASTER_KEY_FILE)}`);
-  } else if (!keys.configured) {
-    shout([
-      'No master key is configured and the backup holds none. Before starting the server, set',
-      `MASTER_KEY or put the original master.key in ${config.dataDir}: a server started without`,
-      'it creates a NEW key, and no stored file can then be read.',
-    ]);
-  }
-  say(`restore finished: ${manifest.database.rows.links ?? 0} links, ${manifest.storage.blobs} blobs, backed up at ${manifest.createdAt}`);
 }

@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config.js';
+import { listTables } from '../db/inventory.js';
+import { openDatabase, sqliteFiles } from '../db/kysely.js';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
+import { createBlobStore } from '../infra/storage/index.js';
+import { entriesOf, say, shout } from './backup.js';
+import { BLOBS_DIR, DATABASE_FILE, KEY_FILE, PG_DUMP_FILE, readVerifiedManifest, type Manifest } from './backup-manifest.js';
+import { CommandError } from './command-error.js';
+import { pgRestoreCommand } from './pg-guidance.js';
+import { readRestoreMarker, removeRestoreMarker, RESTORE_MARKER_FILE, writeRestoreMarker, type RestoreMarker } from './restore-marker.js';
+
+/**
+ * Refuses unless DATA_DIR holds nothing (a master.key put there for the restore is allowed), the
+ * SQLite file does not exist, and a PostgreSQL database has no table in its schema. Checked before
+ * anything is opened: opening SQLite or the local store creates files. After an interrupted
+ * restore has been undone, DATA_DIR is not listed: its marker vouches that only the restore wrote there.
+ */
+async function assertEmptyTargets(config: Config, resuming: boolean): Promise<void> {
+  const unexpected = ((await entriesOf(config.dataDir)) ?? []).filter((name) => name !== MASTER_KEY_FILE);
+  if (!resuming && unexpected.length > 0) {
+    throw new CommandError(
+      `DATA_DIR ${config.dataDir} is not empty (it holds ${unexpected.slice(0, 3).join(', ')}): restore only into an empty DATA_DIR`,
+    );
+  }
+  if (config.database.kind === 'sqlite') {
+    if (fs.existsSync(config.database.file))
+      throw new CommandError(`the database file ${config.database.file} already exists: restore only into an empty database`);
+    return;
+  }
+  const database = openDatabase(config.database);
+  try {
+    const tables = await listTables(database.db, 'postgres');
+    if (tables.length > 0)
+      throw new CommandError(`the PostgreSQL database already holds tables (${tables.slice(0, 3).join(', ')}): restore only into an empty database`);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The restore's master key must be the backup's: a wrong one would make every restored file unreadable. */
+async function keyForRestore(config: Config, from: string, manifest: Manifest): Promise<{ included?: Buffer; configured?: Buffer }> {
+  const included = manifest.masterKey.included ? Buffer.from((await fsp.readFile(path.join(from, KEY_FILE), 'utf8')).trim(), 'base64') : undefined;
+  const configured = findMasterKey(config.masterKey, config.dataDir)?.key;
+  const key = configured ?? included;
+  if (key && manifest.masterKey.fingerprint && masterKeyFingerprint(key) !== manifest.masterKey.fingerprint) {
+    throw new CommandError(
+      `the master key ${configured ? 'configured here' : 'in the backup'} is not the one this backup's files were sealed with (fingerprint ${manifest.masterKey.fingerprint}): set MASTER_KEY to the original key`,
+    );
+  }
+  return { included, configured };
+}
+
+/**
+ * Takes back what an interrupted restore wrote, which it found empty: every blob of the storage,
+ * the SQLite files, and a master.key unless the operator had put it there.
+ */
+async function undoInterruptedRestore(config: Config, marker: RestoreMarker): Promise<void> {
+  say(`${RESTORE_MARKER_FILE}: a restore started at ${marker.startedAt} was interrupted; removing what it wrote before restoring again`);
+  const blobs = await createBlobStore(config.storage);
+  try {
+    const written: string[] = [];
+    for await (const key of blobs.keys()) written.push(key);
+    for (const key of written) await blobs.delete(key);
+  } finally {
+    await blobs.close();
+  }
+  if (config.database.kind === 'sqlite') {
+    for (const file of [...sqliteFiles(config.database.file), partialDatabaseFile(config.database.file)]) await fsp.rm(file, { force: true });
+  }
+  if (!marker.keyFileWasThere) await fsp.rm(path.join(config.dataDir, MASTER_KEY_FILE), { force: true });
+}
+
+/** Where the SQLite file is copied before it is renamed into place: a failed copy never leaves a half database. */
+const partialDatabaseFile = (file: string) => `${file}.restoring`;
+
+export async function restore(config: Config, options: { from: string }): Promise<void> {
+  const from = path.resolve(options.from);
+  const manifest = await readVerifiedManifest(from);
+  if (manifest.database.kind !== config.database.kind) {
+    throw new CommandError(
+      `this backup is of a ${manifest.database.kind} database, but DATABASE_URL names ${config.database.kind}: configure the same kind`,
+    );
+  }
+  const interrupted = readRestoreMarker(config.dataDir);
+  if (interrupted) await undoInterruptedRestore(config, interrupted);
+  const keys = await keyForRestore(config, from, manifest);
+  await assertEmptyTargets(config, interrupted !== undefined);
+
+  await writeRestoreMarker(config.dataDir, {
+    from,
+    startedAt: new Date().toISOString(),
+    keyFileWasThere: fs.existsSync(path.join(config.dataDir, MASTER_KEY_FILE)),
+  });
+  const blobs = await createBlobStore(config.storage);
+  try {
+    for await (const key of blobs.keys()) {
+      throw new CommandError(`the blob storage is not empty (it holds ${key}): restore only into empty storage`);
+    }
+    const blobFiles = manifest.files.filter((file) => file.path.startsWith(`${BLOBS_DIR}/`));
+    for (const file of blobFiles) {
+      await blobs.put(file.path.slice(BLOBS_DIR.length + 1), fs.createReadStream(path.join(from, ...file.path.split('/'))));
+    }
+    say(`restored ${blobFiles.length} blob(s) into ${config.storage.kind} storage`);
+  } finally {
+    await blobs.close();
+  }
+
+  if (config.database.kind === 'sqlite') {
+    const partial = partialDatabaseFile(config.database.file);
+    await fsp.mkdir(path.dirname(config.database.file), { recursive: true, mode: OWNER_ONLY_FOLDER });
+    // Streamed rather than copyFile, which gives the copy the backup file's mode: owner-only, whatever that was.
+    await pipeline(fs.createReadStream(path.join(from, DATABASE_FILE)), fs.createWriteStream(partial, { flags: 'wx', mode: OWNER_ONLY_FILE }));
+    await fsp.rename(partial, config.database.file);
+    say(`restored the database to ${config.database.file} (migration ${manifest.database.latestMigration}; newer migrations run at the next start)`);
+  } else {
+    say('Now load the PostgreSQL dump into this empty database, before starting the server:');
+    say(`  ${pgRestoreCommand(config.database.url, path.join(from, PG_DUMP_FILE))}`);
+    if (!fs.existsSync(path.join(from, PG_DUMP_FILE)))
+      say(`  (${PG_DUMP_FILE} is not in the backup folder: use the dump that pg_dump wrote at backup time)`);
+  }
+
+  if (keys.included && !keys.configured) {
+    await fsp.mkdir(config.dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
+    await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
+    say(`restored the master key to ${path.join(config.dataDir, MASTER_KEY_FILE)}`);
+  } else if (!keys.configured) {
+    shout([
+      'No master key is configured and the backup holds none. Before starting the server, set',
+      `MASTER_KEY or put the original master.key in ${config.dataDir}: a server started without`,
+      'it creates a NEW key, and no stored file can then be read.',
+    ]);
+  }
+  await removeRestoreMarker(config.dataDir);
+  say(`restore finished: ${manifest.database.rows.links ?? 0} links, ${manifest.storage.blobs} blobs, backed up at ${manifest.createdAt}`);
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { testEnv } from '../helpers/app.js';
+import { downloadThrough, emptyDir, serverWithOneFile } from '../helpers/backups.js';
+import { sha256 } from '../helpers/files.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+import { startS3 } from '../helpers/s3.js';
+
+const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
+
+/** A restore of `backupDir` into `target` cut short after its blobs, by an SQLite file it cannot create. */
+async function interruptedRestore(root: string, backupDir: string, target: Record<string, string>): Promise<void> {
+  const notAFolder = path.join(root, 'not-a-folder');
+  await fs.writeFile(notAFolder, '');
+  const cut = await runCli(['restore', '--from', backupDir], { ...target, DATABASE_URL: `sqlite:${notAFolder}/linkvault.db` });
+  assert.equal(cut.code, 1, cut.stdout);
+  assert.match(cut.stdout, /restored 1 blob/, 'the blobs were restored before it stopped');
+}
+
+async function assertRefusedUntilRestored(root: string, backupDir: string, target: Record<string, string>): Promise<void> {
+  const commands = [['serve'], ['migrate'], ['doctor'], ['backup', '--to', path.join(root, 'again')]];
+  // Bounded: a server that starts anyway is killed, and the test fails on its exit code.
+  const results = await Promise.all(commands.map((command) => runCli(command, target, 60_000)));
+  for (const [index, refused] of results.entries()) {
+    assert.equal(refused.code, 1, `${commands[index]![0]}: ${refused.stdout}`);
+    assert.equal(
+      refused.stderr.trim(),
+      `linkvault: a restore into ${target.DATA_DIR} was interrupted and left it half restored (RESTORE-IN-PROGRESS is there): run \`linkvault restore --from ${backupDir}\` again to finish it`,
+    );
+  }
+  await assert.rejects(fs.stat(path.join(target.DATA_DIR!, 'master.key')), { code: 'ENOENT' }, 'no new master key was made');
+}
+
+async function finishRestore(backupDir: string, target: Record<string, string>): Promise<void> {
+  const finished = await runCli(['restore', '--from', backupDir], target);
+  assert.equal(finished.code, 0, finished.stderr);
+  assert.match(finished.stdout, /was interrupted; removing what it wrote before restoring again/);
+  assert.match(finished.stdout, /restore finished: 1 links, 1 blobs/);
+  await assert.rejects(fs.stat(path.join(target.DATA_DIR!, 'RESTORE-IN-PROGRESS')), { code: 'ENOENT' });
+}
+
+test('a restore interrupted half way (disk, S3): every other command refuses, and restore run again finishes it', async (t) => {
+  if (onPostgres) return t.skip('the interruption is an SQLite file that cannot be created');
+  const env = await testEnv(t);
+  const { server, apiKey, linkId, content } = await serverWithOneFile(t, env);
+  const root = await emptyDir(t, 'linkvault-interrupted-');
+  const backupDir = path.join(root, 'nightly');
+  const made = await runCli(['backup', '--to', backupDir, '--include-master-key'], env);
+  assert.equal(made.code, 0, made.stderr);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+
+  const onDisk = await testEnv(t);
+  delete onDisk.MASTER_KEY;
+  await interruptedRestore(root, backupDir, onDisk);
+  await assertRefusedUntilRestored(root, backupDir, onDisk);
+  await finishRestore(backupDir, onDisk);
+  const revived = await startServerProcess(t, onDisk);
+  assert.equal(sha256(await downloadThrough(revived.url, apiKey, linkId)), sha256(content));
+
+  const s3 = await startS3(t);
+  const onS3 = await testEnv(t, s3.env);
+  delete onS3.MASTER_KEY;
+  await interruptedRestore(root, backupDir, onS3);
+  await assertRefusedUntilRestored(root, backupDir, onS3);
+  await finishRestore(backupDir, onS3);
+  assert.equal((await s3.keys()).length, 1, 'the bucket holds the one blob, restored once');
+});

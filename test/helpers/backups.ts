@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { downloadOriginal, downloadToken, createLink } from './files.js';
+import { createHttpClient } from './http.js';
+import { runCli, startServerProcess } from './process.js';
+
+/** A new empty folder under the system's temporary folder, removed after the test. */
+export async function emptyDir(t: TestContext, name: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), name));
+  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** An account made by the CLI, a server process, and one file uploaded through the HTTP API. */
+export async function serverWithOneFile(t: TestContext, env: Record<string, string>) {
+  const created = await runCli(['accounts', 'create', '--email', `backup-${randomBytes(3).toString('hex')}@example.com`, '--plan', 'business'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const server = await startServerProcess(t, env);
+  const http = createHttpClient(server.url, apiKey);
+  const content = Buffer.from(randomBytes(100_000).toString('hex')); // more than one 64 KiB segment
+  const linkId = await createLink(http, content, 'report.txt');
+  return { server, apiKey, linkId, content };
+}
+
+export async function downloadThrough(url: string, apiKey: string, linkId: string): Promise<Buffer> {
+  const token = await downloadToken(createHttpClient(url, apiKey), linkId);
+  const { response, body } = await downloadOriginal(url, linkId, token);
+  assert.equal(response.status, 200);
+  return body;
+}
