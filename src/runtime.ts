@@ -7,6 +7,7 @@ import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './c
 import { requestLogView } from './core/request-log.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import { failureLevel, type Clock } from './db/executor.js';
+import { holdsSealedData } from './db/inventory.js';
 import { loadMasterKey } from './infra/crypto/master-key.js';
 import { createTxtLookup } from './infra/dns/txt-lookup.js';
 import { createJobRunner } from './infra/jobs/index.js';
@@ -102,7 +103,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   }
   // A Redis that is away at start is a degraded start, not a failed one: ioredis keeps trying.
   await redis?.connect().catch(() => undefined);
-  const masterKey = loadMasterKey(config.masterKey, config.dataDir);
+  const masterKey = await loadMasterKey(config.masterKey, config.dataDir, async () => !(await holdsSealedData(database.db)));
 
   const blobs = await createBlobStore(config.storage);
 

@@ -131,8 +131,8 @@ export async function restore(config: Config, options: { from: string }): Promis
   } else if (!keys.configured) {
     shout([
       'No master key is configured and the backup holds none. Before starting the server, set',
-      `MASTER_KEY or put the original master.key in ${config.dataDir}: a server started without`,
-      'it creates a NEW key, and no stored file can then be read.',
+      `MASTER_KEY or put the original master.key in ${config.dataDir}: until then the server`,
+      'refuses to start, since no stored file can be read without it.',
     ]);
   }
   await removeRestoreMarker(config.dataDir);

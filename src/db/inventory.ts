@@ -24,3 +24,13 @@ export async function countRows(db: Db, kind: 'sqlite' | 'postgres'): Promise<Re
   }
   return counts;
 }
+
+/**
+ * Whether the database holds what an earlier master key sealed: an account (its secrets, its
+ * sessions) or a link (its file). A database with neither is a fresh install.
+ */
+export async function holdsSealedData(db: Db): Promise<boolean> {
+  const account = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  if (account) return true;
+  return (await db.selectFrom('links').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
+import { ConfigError } from '../../config.js';
 import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../../db/owner-only.js';
 
 /** The key file's name in DATA_DIR, used when MASTER_KEY is not set. */
@@ -13,12 +14,19 @@ function parseKeyFile(file: string, text: string): Buffer {
 }
 
 /**
- * The key that wraps every file key and sealed secret. Taken from MASTER_KEY when given,
- * else read from (or, on first start, created in) DATA_DIR/master.key with mode 0600.
+ * The key that wraps every file key and sealed secret. Taken from MASTER_KEY when given, else
+ * read from DATA_DIR/master.key, which is created (mode 0600) on a fresh install only: a new key
+ * beside data sealed under a lost one would start a server that can read none of it.
  */
-export function loadMasterKey(configured: Buffer | undefined, dataDir: string): Buffer {
-  if (configured) return configured;
+export async function loadMasterKey(configured: Buffer | undefined, dataDir: string, isFreshInstall: () => Promise<boolean>): Promise<Buffer> {
+  const found = findMasterKey(configured, dataDir);
+  if (found) return found.key;
   const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (!(await isFreshInstall())) {
+    throw new ConfigError(
+      `the master key is missing: MASTER_KEY is not set and there is no ${file}, yet the database holds accounts or links sealed under a key; restore master.key from your backup or set MASTER_KEY to the original key`,
+    );
+  }
   fs.mkdirSync(dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
   try {
     // 'wx' fails if the file exists, so two processes starting together cannot both create one.
