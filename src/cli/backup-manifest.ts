@@ -89,11 +89,14 @@ export async function readVerifiedManifest(folder: string): Promise<Manifest> {
   if (manifest.formatVersion !== FORMAT_VERSION) {
     throw new CommandError(`this backup has format version ${manifest.formatVersion}; this linkvault reads version ${FORMAT_VERSION}`);
   }
-  const damaged: string[] = [];
   for (const entry of manifest.files) {
     if (typeof entry?.path !== 'string' || !isSafeEntry(entry.path)) {
       throw new CommandError(`the manifest names a file outside the backup: ${JSON.stringify(entry?.path)}`);
     }
+  }
+  await assertFilesAsListed(folder, manifest);
+  const damaged: string[] = [];
+  for (const entry of manifest.files) {
     const actual = await describeFile(folder, entry.path).catch(() => undefined);
     if (!actual || actual.size !== entry.size || actual.sha256 !== entry.sha256) damaged.push(entry.path);
   }
@@ -104,4 +107,53 @@ export async function readVerifiedManifest(folder: string): Promise<Manifest> {
     );
   }
   return manifest;
+}
+
+/**
+ * The backup's files, walked without following links: anything but a folder or a regular file (a
+ * symlink above all, which could point anywhere) is refused, naming it.
+ */
+async function regularFilesIn(folder: string): Promise<Set<string>> {
+  const files = new Set<string>();
+  const folders = [''];
+  for (let relative = folders.pop(); relative !== undefined; relative = folders.pop()) {
+    for (const entry of await fsp.readdir(path.join(folder, relative), { withFileTypes: true })) {
+      const name = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) folders.push(name);
+      else if (entry.isFile()) files.add(name);
+      else {
+        const kind = entry.isSymbolicLink() ? 'a symlink' : 'not a regular file';
+        throw new CommandError(`${path.join(folder, name)} is ${kind}: a backup holds only regular files; nothing was restored`);
+      }
+    }
+  }
+  return files;
+}
+
+/**
+ * The manifest and the folder must agree: a SQLite backup lists its database and a backup with
+ * the key lists the key (else they would be restored unchecked), and the folder holds no file the
+ * manifest does not list but the manifest itself and a pg_dump written after it.
+ */
+async function assertFilesAsListed(folder: string, manifest: Manifest): Promise<void> {
+  const listed = new Set(manifest.files.map((entry) => entry.path));
+  const required = [...(manifest.database.kind === 'sqlite' ? [DATABASE_FILE] : []), ...(manifest.masterKey.included ? [KEY_FILE] : [])];
+  const unlisted = required.find((file) => !listed.has(file));
+  if (unlisted)
+    throw new CommandError(
+      `the manifest does not list ${unlisted}, which this backup must hold: it was edited or is incomplete; nothing was restored`,
+    );
+  const root = await fsp.realpath(folder);
+  const stray = [...(await regularFilesIn(root))].find(
+    (file) => !listed.has(file) && file !== MANIFEST_FILE && !(file === PG_DUMP_FILE && manifest.database.kind === 'postgres'),
+  );
+  if (stray)
+    throw new CommandError(
+      `${path.join(folder, stray)} is not listed in the manifest: a backup holds only the files its manifest names; nothing was restored`,
+    );
+  for (const relative of listed) {
+    const real = await fsp.realpath(path.join(root, ...relative.split('/'))).catch(() => undefined);
+    if (real && !real.startsWith(root + path.sep))
+      throw new CommandError(`${path.join(folder, relative)} leads outside the backup folder; nothing was restored`);
+  }
 }

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { listTables } from '../db/inventory.js';
+import { migrationNames } from '../db/migrations/index.js';
+import { integrityProblem, schemaDifference } from '../db/schema-check.js';
 import { openDatabase, sqliteFiles } from '../db/kysely.js';
 import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
@@ -55,6 +58,45 @@ async function keyForRestore(config: Config, from: string, manifest: Manifest): 
   return { included, configured };
 }
 
+/** A newer linkvault's backup would restore, then fail every start: refused, naming the migration it needs. */
+function assertKnownMigrations(recorded: readonly string[]): void {
+  const known = migrationNames();
+  const unknown = recorded.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  throw new CommandError(
+    `this backup was made by a newer linkvault: its database has run migration ${unknown.join(', ')}, which this linkvault (latest migration ${known.at(-1)}) does not know; restore it with a linkvault release that has migration ${unknown.at(-1)}`,
+  );
+}
+
+/**
+ * The backup's SQLite file, checked on a scratch copy before anything is written: SQLite's own
+ * integrity check, the migrations it ran, and its schema against linkvault's at that migration.
+ */
+async function assertSoundDatabase(from: string): Promise<void> {
+  const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'linkvault-restore-check-'));
+  try {
+    const copy = path.join(scratch, DATABASE_FILE);
+    await fsp.copyFile(path.join(from, DATABASE_FILE), copy);
+    const database = openDatabase({ kind: 'sqlite', file: copy });
+    try {
+      const problem = await integrityProblem(database.db);
+      if (problem) throw new CommandError(`the backup's database fails SQLite's integrity check (${problem}): restore another backup`);
+      const { applied, unknown } = await database.migrationStatus();
+      assertKnownMigrations(unknown);
+      const latest = applied.at(-1);
+      const difference = latest && (await schemaDifference(database.db, latest, path.join(scratch, 'reference.sqlite')));
+      if (difference) throw new CommandError(`the backup's database was changed after the backup was made (${difference}): nothing was restored`);
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`the backup's database cannot be read as SQLite (${(error as Error).message}): restore another backup`);
+  } finally {
+    await fsp.rm(scratch, { recursive: true, force: true });
+  }
+}
+
 /**
  * Takes back what an interrupted restore wrote, which it found empty: every blob of the storage,
  * the SQLite files, and a master.key unless the operator had put it there.
@@ -86,6 +128,8 @@ export async function restore(config: Config, options: { from: string }): Promis
       `this backup is of a ${manifest.database.kind} database, but DATABASE_URL names ${config.database.kind}: configure the same kind`,
     );
   }
+  assertKnownMigrations(manifest.database.migrations ?? []);
+  if (manifest.database.kind === 'sqlite') await assertSoundDatabase(from);
   const interrupted = readRestoreMarker(config.dataDir);
   if (interrupted) await undoInterruptedRestore(config, interrupted);
   const keys = await keyForRestore(config, from, manifest);

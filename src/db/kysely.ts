@@ -21,12 +21,32 @@ export interface DatabaseHandle {
   migrate(): Promise<void>;
   /** The migrator over this database (an upgrade test steps it to one migration, then on). */
   migrator(): Promise<Migrator>;
-  /** Which migrations this database has run and which it has not (read only: nothing is created). */
-  migrationStatus(): Promise<{ applied: string[]; pending: string[] }>;
+  /**
+   * Which of this code's migrations the database has run and which it has not, and those it has
+   * run that this code does not know (a newer linkvault's). Read only: nothing is created.
+   */
+  migrationStatus(): Promise<MigrationStatus>;
   /** SQLite only: a consistent copy of the live database through SQLite's online backup API, owner-only (0600). */
   snapshotTo(file: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+  unknown: string[];
+}
+
+/** The migrations the database records as run, whether or not this code knows them. */
+async function recordedMigrations(db: Db, kind: DatabaseConfig['kind']): Promise<string[]> {
+  const bookkeeping =
+    kind === 'postgres'
+      ? sql`to_regclass('kysely_migration') is not null`
+      : sql`exists (select 1 from sqlite_master where type = 'table' and name = 'kysely_migration')`;
+  const { rows } = await sql<{ present: boolean | number }>`select ${bookkeeping} as present`.execute(db);
+  if (!rows[0]?.present) return [];
+  return (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db)).rows.map((row) => row.name);
 }
 
 const PG_INT8 = 20;
@@ -212,9 +232,11 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     },
     async migrationStatus() {
       const migrations = await (await migrator()).getMigrations();
+      const known = new Set(migrations.map((migration) => migration.name));
       return {
         applied: migrations.filter((migration) => migration.executedAt !== undefined).map((migration) => migration.name),
         pending: migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name),
+        unknown: (await recordedMigrations(db, config.kind)).filter((name) => !known.has(name)),
       };
     },
     async snapshotTo(file: string) {

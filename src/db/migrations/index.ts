@@ -73,3 +73,6 @@ const migrations: Record<string, Migration> = {
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
+
+/** This code's migrations by name, in order: a backup recording another is a newer linkvault's. */
+export const migrationNames = (): string[] => Object.keys(migrations);
