@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { makeOwnerOnlyFolder } from '../db/owner-only.js';
 import { CommandError } from './command-error.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -48,7 +49,7 @@ export async function writeHashed(source: Readable, file: string): Promise<{ siz
       callback(null, chunk);
     },
   });
-  await fsp.mkdir(path.dirname(file), { recursive: true });
+  await makeOwnerOnlyFolder(path.dirname(file));
   await pipeline(source, tap, fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   return { size, sha256: hash.digest('hex') };
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { countRows } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
-import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import { makeOwnerOnlyFolder, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
 import {
   BLOBS_DIR,
@@ -73,13 +73,28 @@ async function copyBlobs(blobs: BlobStore, to: string): Promise<{ files: BackupF
   return { files, vanished };
 }
 
+/** `dir` with its symlinks resolved, also when it does not exist yet: its nearest existing parent's real path, and the rest. */
+async function realPathOf(dir: string): Promise<string> {
+  try {
+    return await fsp.realpath(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(dir) === dir) throw error;
+    return path.join(await realPathOf(path.dirname(dir)), path.basename(dir));
+  }
+}
+
 export async function backup(config: Config, options: { to: string; includeMasterKey: boolean }): Promise<void> {
-  const to = path.resolve(options.to);
+  const to = await realPathOf(path.resolve(options.to));
+  if (isInside(to, await realPathOf(config.dataDir))) {
+    throw new CommandError(
+      `${to} is inside DATA_DIR ${config.dataDir}: a backup there is lost with the data it copies; choose a folder outside DATA_DIR`,
+    );
+  }
   const existing = await entriesOf(to);
   if (existing && existing.length > 0) {
     throw new CommandError(`${to} is not empty: a backup goes into a new or empty folder, so that it never mixes with another`);
   }
-  if (config.storage.kind === 'local' && isInside(to, path.resolve(config.storage.dir))) {
+  if (config.storage.kind === 'local' && isInside(to, await realPathOf(config.storage.dir))) {
     throw new CommandError(`${to} is inside the blob storage folder ${config.storage.dir}: choose a folder outside it`);
   }
   if (config.database.kind === 'sqlite' && !fs.existsSync(config.database.file)) {
@@ -91,7 +106,7 @@ export async function backup(config: Config, options: { to: string; includeMaste
     const { applied } = await database.migrationStatus();
     if (applied.length === 0) throw new CommandError('the database holds no linkvault data yet (no migration has run): nothing to back up');
     // The owner's alone: the copy of the database, and blob folders named after links.
-    await fsp.mkdir(to, { recursive: true, mode: OWNER_ONLY_FOLDER });
+    await makeOwnerOnlyFolder(to);
     await fsp.chmod(to, OWNER_ONLY_FOLDER);
 
     const files: BackupFile[] = [];

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import { makeOwnerOnlyFolder, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
 import { CommandError } from './command-error.js';
 
 /** In DATA_DIR from before a restore writes anything until it has restored everything. */
@@ -18,7 +18,7 @@ export interface RestoreMarker {
 const markerFile = (dataDir: string) => path.join(dataDir, RESTORE_MARKER_FILE);
 
 export async function writeRestoreMarker(dataDir: string, marker: RestoreMarker): Promise<void> {
-  await fsp.mkdir(dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
+  await makeOwnerOnlyFolder(dataDir);
   await fsp.chmod(dataDir, OWNER_ONLY_FOLDER);
   await fsp.writeFile(markerFile(dataDir), JSON.stringify(marker) + '\n', { mode: OWNER_ONLY_FILE });
 }

@@ -8,7 +8,7 @@ import { listTables } from '../db/inventory.js';
 import { migrationNames } from '../db/migrations/index.js';
 import { integrityProblem, schemaDifference } from '../db/schema-check.js';
 import { openDatabase, sqliteFiles } from '../db/kysely.js';
-import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import { makeOwnerOnlyFolder, OWNER_ONLY_FILE } from '../db/owner-only.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { createBlobStore } from '../infra/storage/index.js';
 import { entriesOf, say, shout } from './backup.js';
@@ -156,7 +156,7 @@ export async function restore(config: Config, options: { from: string }): Promis
 
   if (config.database.kind === 'sqlite') {
     const partial = partialDatabaseFile(config.database.file);
-    await fsp.mkdir(path.dirname(config.database.file), { recursive: true, mode: OWNER_ONLY_FOLDER });
+    await makeOwnerOnlyFolder(path.dirname(config.database.file));
     // Streamed rather than copyFile, which gives the copy the backup file's mode: owner-only, whatever that was.
     await pipeline(fs.createReadStream(path.join(from, DATABASE_FILE)), fs.createWriteStream(partial, { flags: 'wx', mode: OWNER_ONLY_FILE }));
     await fsp.rename(partial, config.database.file);
@@ -169,7 +169,6 @@ export async function restore(config: Config, options: { from: string }): Promis
   }
 
   if (keys.included && !keys.configured) {
-    await fsp.mkdir(config.dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
     await fsp.writeFile(path.join(config.dataDir, MASTER_KEY_FILE), keys.included.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
     say(`restored the master key to ${path.join(config.dataDir, MASTER_KEY_FILE)}`);
   } else if (!keys.configured) {

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 
 /** Owner-only: what the database, its copies and the master key need, since they hold every account's data or the key to it. */
 export const OWNER_ONLY_FILE = 0o600;
@@ -60,5 +62,18 @@ function modeOf(file: string): number | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+}
+
+/**
+ * Makes `folder` and its missing parents owner-only (0700) whatever the umask: mkdir's mode is
+ * narrowed by the umask, so each folder it made is then set with chmod. An existing folder is left as it is.
+ */
+export async function makeOwnerOnlyFolder(folder: string): Promise<void> {
+  const first = await fsp.mkdir(folder, { recursive: true, mode: OWNER_ONLY_FOLDER });
+  if (first === undefined) return;
+  for (let made = folder; ; made = path.dirname(made)) {
+    await fsp.chmod(made, OWNER_ONLY_FOLDER);
+    if (made === first) return;
   }
 }
