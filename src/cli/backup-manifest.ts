@@ -66,7 +66,7 @@ export async function describeFile(folder: string, relative: string): Promise<Ba
 
 /** The backup's own files only: no absolute path, no `..`, nothing outside the known names. */
 function isSafeEntry(relative: string): boolean {
-  if (relative === DATABASE_FILE || relative === KEY_FILE) return true;
+  if (relative === DATABASE_FILE || relative === PG_DUMP_FILE || relative === KEY_FILE) return true;
   const segments = relative.split('/');
   return segments[0] === BLOBS_DIR && segments.length > 1 && segments.every((segment) => segment !== '' && !segment.startsWith('.'));
 }

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import { countRows } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
-import { makeOwnerOnlyFolder, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import { createOwnerOnlyFile, makeOwnerOnlyFolder, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
 import { BlobNotFoundError, createBlobStore, type BlobStore } from '../infra/storage/index.js';
 import {
   BLOBS_DIR,
@@ -83,6 +85,28 @@ async function realPathOf(dir: string): Promise<string> {
   }
 }
 
+/**
+ * Runs the pg_dump command the backup prints, into the backup folder, before the blobs are copied:
+ * a file uploaded meanwhile is then an extra blob, never a link whose blob is missing. The dump is
+ * made owner-only before pg_dump writes it; the password goes through PGPASSWORD, never the command line.
+ */
+async function dumpPostgres(databaseUrl: string, to: string): Promise<void> {
+  const dumpFile = path.join(to, PG_DUMP_FILE);
+  const command = pgDumpCommand(databaseUrl, dumpFile);
+  createOwnerOnlyFile(dumpFile);
+  const password = decodeURIComponent(new URL(databaseUrl).password);
+  try {
+    await promisify(execFile)('sh', ['-c', command], { env: { ...process.env, ...(hasPassword(databaseUrl) ? { PGPASSWORD: password } : {}) } });
+  } catch (error) {
+    const reason = String((error as { stderr?: string }).stderr ?? (error as Error).message)
+      .trim()
+      .split('\n')[0];
+    throw new CommandError(
+      `pg_dump failed (${reason}): install PostgreSQL's client tools of the server's major version and check DATABASE_URL, then run backup again into an empty folder`,
+    );
+  }
+}
+
 export async function backup(config: Config, options: { to: string; includeMasterKey: boolean }): Promise<void> {
   const to = await realPathOf(path.resolve(options.to));
   if (isInside(to, await realPathOf(config.dataDir))) {
@@ -126,6 +150,8 @@ export async function backup(config: Config, options: { to: string; includeMaste
       files.push(await describeFile(to, DATABASE_FILE));
     } else {
       rows = await countRows(database.db, 'postgres');
+      await dumpPostgres(config.database.url, to);
+      files.push(await describeFile(to, PG_DUMP_FILE));
     }
 
     // Blobs after the database: a link created meanwhile only adds an unreferenced blob.
@@ -159,9 +185,7 @@ export async function backup(config: Config, options: { to: string; includeMaste
     say(`  blobs: ${manifest.storage.blobs} (${manifest.storage.bytes} bytes) from ${config.storage.kind} storage`);
     if (copied.vanished > 0) say(`  ${copied.vanished} blob(s) were deleted while the backup ran and are not in it`);
     if (config.database.kind === 'postgres') {
-      say('The PostgreSQL database is not copied by linkvault: dump it now with pg_dump, into this backup folder:');
-      say(`  ${pgDumpCommand(config.database.url, path.join(to, PG_DUMP_FILE))}`);
-      if (hasPassword(config.database.url)) say('  (the password of DATABASE_URL is not shown: give it through PGPASSWORD or ~/.pgpass)');
+      say(`  the database was dumped before the blobs were copied, with: ${pgDumpCommand(config.database.url, path.join(to, PG_DUMP_FILE))}`);
     }
     warnAboutMasterKey(config, masterKey?.source, manifest.masterKey.included);
   });

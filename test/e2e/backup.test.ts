@@ -37,6 +37,8 @@ test('backup while the server runs, restore into a fresh DATA_DIR, and the file 
     // The database travels through pg_dump: the backup says how, without the password.
     assert.match(made.stdout, /pg_dump --format=custom --no-owner .*--dbname=\S+ .*--file=/);
     assert.doesNotMatch(made.stdout, /:[^/@\s]*@/, 'no password in the guidance');
+    const dump = manifest.files.find((file: { path: string }) => file.path === 'database.pgdump');
+    assert.ok(dump?.size > 0, 'the backup dumps the database itself, before it copies the blobs');
     const refused = await runCli(['restore', '--from', backupDir], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /not empty|already holds tables/);
@@ -141,7 +143,7 @@ test('under umask 022 the data folder, the database, the master key and a backup
   assert.equal(made.code, 0, made.stderr);
   assert.equal(await modeOf(backupDir), 0o700);
   const backedUp = (await fs.readdir(backupDir, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name);
-  assert.deepEqual(backedUp.sort(), onPostgres ? ['manifest.json', 'master.key'] : ['database.sqlite', 'manifest.json', 'master.key']);
+  assert.deepEqual(backedUp.sort(), [onPostgres ? 'database.pgdump' : 'database.sqlite', 'manifest.json', 'master.key']);
   for (const name of backedUp) assert.equal(await modeOf(path.join(backupDir, name)), 0o600, name);
 
   const fresh = await testEnv(t, { DATA_DIR: path.join(root, 'restored') });
