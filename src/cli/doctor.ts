@@ -81,7 +81,10 @@ async function checkDatabase(config: Config, report: (status: Status, message: s
 }
 
 async function checkMigrations(database: DatabaseHandle): Promise<[Status, string]> {
-  const { applied, pending } = await withTimeout(database.migrationStatus(), 'the database');
+  const { applied, pending, unknown } = await withTimeout(database.migrationStatus(), 'the database');
+  if (unknown.length > 0) {
+    return ['FAIL', `the database records ${unknown.join(', ')}, which this linkvault does not know: run the version that wrote it, or a later one`];
+  }
   if (pending.length === 0) return ['ok', `all ${applied.length} applied (latest ${applied.at(-1)})`];
   return ['FAIL', `${pending.length} pending (${pending.join(', ')}): run \`linkvault migrate\` or start the server once`];
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import { startApp, testEnv } from '../helpers/app.js';
 import { createLink } from '../helpers/files.js';
 import { runCli } from '../helpers/process.js';
@@ -54,6 +55,15 @@ test('doctor: a healthy setup passes every check, and opens a stored file with t
   const lines = text.stdout.trim().split('\n');
   assert.equal(lines.length, 8);
   assert.match(lines[0]!, /^ok\s+configuration\s+DATA_DIR /);
+
+  // A migration this code does not know: the database was written by a newer linkvault.
+  const { db } = app.runtime.database;
+  await sql`insert into kysely_migration (name, timestamp) values ('9999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(db);
+  const newer = await doctor(app.env);
+  assert.equal(newer.code, 1);
+  assert.equal(newer.byName.migrations!.status, 'FAIL');
+  assert.match(newer.byName.migrations!.message, /records 9999-from-the-future, which this linkvault does not know/);
+  await sql`delete from kysely_migration where name = '9999-from-the-future'`.execute(db);
 });
 
 test('doctor: each broken part exits 1 and names its check', async (t) => {
