@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,31 @@ import { fileURLToPath } from 'node:url';
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/linkvault.js');
 /** The CLI runs src/ through tsx, never a dist/ build that may predate the code under test. */
 const FROM_SOURCE = { LINKVAULT_FROM_SOURCE: '1' };
+
+/** Processes this test file started and that still run. */
+const running = new Set<ChildProcess>();
+
+function tracked<T extends ChildProcess>(child: T): T {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+const killRunning = () => {
+  for (const child of running) child.kill('SIGKILL');
+};
+// The test runner stops a file past its time bound with SIGTERM, which skips every t.after: the
+// servers and commands it started go with it instead of living on as orphans.
+process.once('exit', killRunning);
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
+  process.once(signal, () => {
+    killRunning();
+    process.exit(code);
+  });
+}
 
 /** Runs `node <args>` to completion, with `env` over this process's environment; killed (code null) after `timeoutMs` when given. */
 export function runNode(
@@ -15,7 +40,7 @@ export function runNode(
   timeoutMs?: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, timeout: timeoutMs, killSignal: 'SIGKILL' });
+    const child = tracked(spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, timeout: timeoutMs, killSignal: 'SIGKILL' }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -31,9 +56,11 @@ export const runCli = (args: string[], env: Record<string, string>, timeoutMs?: 
 
 /** Starts `linkvault serve` (or `node ...args`) in a child process and resolves once it listens. Killed after the test. */
 export async function startServerProcess(t: TestContext, env: Record<string, string>, args = [CLI, 'serve']) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info', ...FROM_SOURCE },
-  });
+  const child: ChildProcessWithoutNullStreams = tracked(
+    spawn(process.execPath, args, {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info', ...FROM_SOURCE },
+    }),
+  );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
