@@ -135,16 +135,17 @@ export async function restore(config: Config, options: { from: string }): Promis
   const keys = await keyForRestore(config, from, manifest);
   await assertEmptyTargets(config, interrupted !== undefined);
 
-  await writeRestoreMarker(config.dataDir, {
-    from,
-    startedAt: new Date().toISOString(),
-    keyFileWasThere: fs.existsSync(path.join(config.dataDir, MASTER_KEY_FILE)),
-  });
   const blobs = await createBlobStore(config.storage);
   try {
+    // Refused before the marker: a rerun under it removes every blob it finds, as the restore's own.
     for await (const key of blobs.keys()) {
       throw new CommandError(`the blob storage is not empty (it holds ${key}): restore only into empty storage`);
     }
+    await writeRestoreMarker(config.dataDir, {
+      from,
+      startedAt: new Date().toISOString(),
+      keyFileWasThere: fs.existsSync(path.join(config.dataDir, MASTER_KEY_FILE)),
+    });
     const blobFiles = manifest.files.filter((file) => file.path.startsWith(`${BLOBS_DIR}/`));
     for (const file of blobFiles) {
       await blobs.put(file.path.slice(BLOBS_DIR.length + 1), fs.createReadStream(path.join(from, ...file.path.split('/'))));

@@ -67,4 +67,15 @@ test('a restore interrupted half way (disk, S3): every other command refuses, an
   await assertRefusedUntilRestored(root, backupDir, onS3);
   await finishRestore(backupDir, onS3);
   assert.equal((await s3.keys()).length, 1, 'the bucket holds the one blob, restored once');
+
+  // Storage that holds blobs is refused before the restore writes anything: no marker, so a second try cannot take them for its own.
+  const intoUsedStorage = await testEnv(t, s3.env);
+  delete intoUsedStorage.MASTER_KEY;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const refused = await runCli(['restore', '--from', backupDir], intoUsedStorage);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /the blob storage is not empty/);
+  }
+  await assert.rejects(fs.stat(path.join(intoUsedStorage.DATA_DIR!, 'RESTORE-IN-PROGRESS')), { code: 'ENOENT' });
+  assert.equal((await s3.keys()).length, 1, 'a refused restore leaves the storage as it found it');
 });
