@@ -21,25 +21,9 @@ import {
   type BackupFile,
 } from './backup-manifest.js';
 import { CommandError } from './command-error.js';
-import { hasPassword, pgDumpCommand } from './pg-guidance.js';
-
-export const say = (line: string) => console.log(line);
-const warn = (line: string) => console.error(line);
-
-/** A loud block on stderr: the one thing about a backup that an operator must not miss. */
-export function shout(lines: string[]): void {
-  const bar = '!'.repeat(78);
-  warn([bar, ...lines.map((line) => `!! ${line}`), bar].join('\n'));
-}
-
-export async function entriesOf(dir: string): Promise<string[] | undefined> {
-  try {
-    return await fsp.readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
+import { entriesOf } from './folders.js';
+import { say, shout } from './output.js';
+import { hasPassword, pgDumpArguments, pgDumpCommand } from './pg-guidance.js';
 
 const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent + path.sep);
 
@@ -92,15 +76,20 @@ async function realPathOf(dir: string): Promise<string> {
  */
 async function dumpPostgres(databaseUrl: string, to: string): Promise<void> {
   const dumpFile = path.join(to, PG_DUMP_FILE);
-  const command = pgDumpCommand(databaseUrl, dumpFile);
   createOwnerOnlyFile(dumpFile);
   const password = decodeURIComponent(new URL(databaseUrl).password);
   try {
-    await promisify(execFile)('sh', ['-c', command], { env: { ...process.env, ...(hasPassword(databaseUrl) ? { PGPASSWORD: password } : {}) } });
+    await promisify(execFile)('pg_dump', pgDumpArguments(databaseUrl, dumpFile), {
+      env: { ...process.env, ...(hasPassword(databaseUrl) ? { PGPASSWORD: password } : {}) },
+    });
   } catch (error) {
-    const reason = String((error as { stderr?: string }).stderr ?? (error as Error).message)
-      .trim()
-      .split('\n')[0];
+    const failure = error as NodeJS.ErrnoException & { stderr?: string };
+    const reason =
+      failure.code === 'ENOENT'
+        ? 'pg_dump is not on PATH'
+        : String(failure.stderr || failure.message)
+            .trim()
+            .split('\n')[0];
     throw new CommandError(
       `pg_dump failed (${reason}): install PostgreSQL's client tools of the server's major version and check DATABASE_URL, then run backup again into an empty folder`,
     );

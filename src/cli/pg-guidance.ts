@@ -1,19 +1,25 @@
+/**
+ * pg_dump and pg_restore for DATABASE_URL: the arguments a backup runs pg_dump with, and the same
+ * commands as an operator would type them. Neither ever carries the password (pg reads it from
+ * PGPASSWORD or ~/.pgpass).
+ */
+
 /** Quotes a value for a POSIX shell unless it is plainly safe. */
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@=+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * pg_dump / pg_restore connection flags for DATABASE_URL, never its password (pg reads it from
- * PGPASSWORD or ~/.pgpass). A `search_path` given in `options` becomes `--schema`.
- */
-export function pgConnectionFlags(databaseUrl: string): string {
+/** A command as it would be typed into a shell. */
+const asTyped = (argv: readonly string[]) => argv.map(shellQuote).join(' ');
+
+/** Connection flags for DATABASE_URL; a `search_path` given in `options` becomes `--schema` where the tool takes it. */
+function connectionFlags(databaseUrl: string): string[] {
   const url = new URL(databaseUrl);
-  const flags = [`--host=${shellQuote(decodeURIComponent(url.hostname) || 'localhost')}`, `--port=${url.port || '5432'}`];
-  if (url.username) flags.push(`--username=${shellQuote(decodeURIComponent(url.username))}`);
+  const flags = [`--host=${decodeURIComponent(url.hostname) || 'localhost'}`, `--port=${url.port || '5432'}`];
+  if (url.username) flags.push(`--username=${decodeURIComponent(url.username)}`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (database) flags.push(`--dbname=${shellQuote(database)}`);
-  return flags.join(' ');
+  if (database) flags.push(`--dbname=${database}`);
+  return flags;
 }
 
 function schemaOf(databaseUrl: string): string | undefined {
@@ -21,14 +27,16 @@ function schemaOf(databaseUrl: string): string | undefined {
   return /search_path=([A-Za-z0-9_]+)/.exec(options)?.[1];
 }
 
-export function pgDumpCommand(databaseUrl: string, dumpFile: string): string {
+/** pg_dump's argv (without the program's name) for a custom-format dump of the database into `dumpFile`. */
+export function pgDumpArguments(databaseUrl: string, dumpFile: string): string[] {
   const schema = schemaOf(databaseUrl);
-  return `pg_dump --format=custom --no-owner ${pgConnectionFlags(databaseUrl)}${schema ? ` --schema=${schema}` : ''} --file=${shellQuote(dumpFile)}`;
+  return ['--format=custom', '--no-owner', ...connectionFlags(databaseUrl), ...(schema ? [`--schema=${schema}`] : []), `--file=${dumpFile}`];
 }
 
-export function pgRestoreCommand(databaseUrl: string, dumpFile: string): string {
-  return `pg_restore --no-owner --exit-on-error ${pgConnectionFlags(databaseUrl)} ${shellQuote(dumpFile)}`;
-}
+export const pgDumpCommand = (databaseUrl: string, dumpFile: string) => asTyped(['pg_dump', ...pgDumpArguments(databaseUrl, dumpFile)]);
+
+export const pgRestoreCommand = (databaseUrl: string, dumpFile: string) =>
+  asTyped(['pg_restore', '--no-owner', '--exit-on-error', ...connectionFlags(databaseUrl), dumpFile]);
 
 /** Whether the URL carries a password: the guidance then says where pg_dump takes it from. */
 export const hasPassword = (databaseUrl: string) => new URL(databaseUrl).password !== '';

@@ -11,9 +11,10 @@ import { openDatabase, sqliteFiles } from '../db/kysely.js';
 import { makeOwnerOnlyFolder, OWNER_ONLY_FILE } from '../db/owner-only.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { createBlobStore } from '../infra/storage/index.js';
-import { entriesOf, say, shout } from './backup.js';
 import { BLOBS_DIR, DATABASE_FILE, KEY_FILE, PG_DUMP_FILE, readVerifiedManifest, type Manifest } from './backup-manifest.js';
 import { CommandError } from './command-error.js';
+import { entriesOf } from './folders.js';
+import { say, shout } from './output.js';
 import { pgRestoreCommand } from './pg-guidance.js';
 import { readRestoreMarker, removeRestoreMarker, RESTORE_MARKER_FILE, writeRestoreMarker, type RestoreMarker } from './restore-marker.js';
 
