@@ -264,6 +264,20 @@ test('local blob store', async (t) => {
     await store.delete('links/onDisk/v1');
     await assert.rejects(fsp.stat(path.join(dir, 'links', 'onDisk')), { code: 'ENOENT' });
   });
+
+  await t.test("folders made for a key are the owner's alone, whatever the umask and the root's mode", async () => {
+    await fsp.chmod(dir, 0o755);
+    const umask = process.umask(0o022);
+    try {
+      await store.put('links/modes/v1', chunked(Buffer.from('owner only')));
+    } finally {
+      process.umask(umask);
+    }
+    for (const folder of [path.join(dir, 'links'), path.join(dir, 'links', 'modes')]) {
+      assert.equal((await fsp.stat(folder)).mode & 0o777, 0o700, folder);
+    }
+    await store.delete('links/modes/v1');
+  });
 });
 
 test('local blob store removes temp files older than an hour when created', async (t) => {

@@ -74,7 +74,11 @@ export function createLocalBlobStore(dir: string, options: { inspectOnly?: boole
     }
   }
 
-  /** Renames the synced temp file to `target`, then fsyncs every folder whose entries changed. */
+  /**
+   * Renames the synced temp file to `target`, then fsyncs every folder whose entries changed. The
+   * folders it makes are owner-only like the root: their names are link ids, and the root may have
+   * been made by an operator with a wider mode.
+   */
   async function moveIntoPlace(tmp: string, target: string): Promise<void> {
     const folder = path.dirname(target);
     let firstCreated: string | undefined;
@@ -82,7 +86,7 @@ export function createLocalBlobStore(dir: string, options: { inspectOnly?: boole
     // already there and checks it (which then fails with ENOENT too): make it again.
     for (let attempt = 1; ; attempt++) {
       try {
-        const created = await fsp.mkdir(folder, { recursive: true });
+        const created = await fsp.mkdir(folder, { recursive: true, mode: OWNER_ONLY_FOLDER });
         if (created !== undefined && (firstCreated === undefined || created.length < firstCreated.length)) {
           firstCreated = created;
         }
