@@ -3,6 +3,7 @@ import { CommandError } from './cli/command-error.js';
 import { assertNoInterruptedRestore } from './cli/restore-marker.js';
 import { ConfigError, dataDirOf, loadConfig, type Config } from './config.js';
 import { AppError } from './core/errors.js';
+import { DatabaseUnreachableError } from './db/executor.js';
 import { isRole, ROLES, type Role } from './core/permissions.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
 import { commandLineSource } from './modules/audit/audit.service.js';
@@ -184,6 +185,8 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) console.error(`linkvault: ${error.message}\n${USAGE}`);
   else if (error instanceof ConfigError || error instanceof AppError || error instanceof CommandError) console.error(`linkvault: ${error.message}`);
+  else if (error instanceof DatabaseUnreachableError)
+    console.error(`linkvault: ${error.message}; check DATABASE_URL and that PostgreSQL runs and is reachable from here`);
   else if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     console.error(`linkvault: ${error.message}\n${USAGE}`);
   } else console.error('linkvault:', error);

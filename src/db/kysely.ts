@@ -140,6 +140,20 @@ export interface OpenOptions {
   timeoutMs?: number;
 }
 
+/**
+ * PostgreSQL: how long a connection may take to open, or a query wait for one from the pool. A
+ * peer that accepts and never answers (a stopped VM, a firewall that drops) then fails the start,
+ * or the request, with a sentence, instead of leaving it waiting forever.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** pg-pool's words for its two timeouts, as an operator would want them. */
+function connectFailure(message: string, seconds: number): string {
+  if (/due to connection timeout/.test(message)) return `it did not answer within ${seconds} s`;
+  if (/timeout exceeded when trying to connect/.test(message)) return `every pooled connection stayed busy for ${seconds} s`;
+  return message;
+}
+
 function postgresDialect(url: string, onConnectionLost: ConnectionLost, timeoutMs: number | undefined): PostgresDialect {
   // pg loads with the first connection, so an SQLite install never pays for it.
   const pool = async (): Promise<pg.Pool> => {
@@ -147,7 +161,10 @@ function postgresDialect(url: string, onConnectionLost: ConnectionLost, timeoutM
     const created = new pgClient.Pool({
       connectionString: url,
       max: 10,
-      ...(timeoutMs !== undefined ? { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs } : {}),
+      connectionTimeoutMillis: timeoutMs ?? CONNECT_TIMEOUT_MS,
+      // A connection whose peer vanished without a word is found by TCP keepalive, not by the next query hanging on it.
+      keepAlive: true,
+      ...(timeoutMs !== undefined ? { query_timeout: timeoutMs } : {}),
       // Times and counters are bigint columns holding values far below 2^53: read them as numbers.
       types: {
         getTypeParser: (oid: number, format?: 'text' | 'binary') =>
@@ -169,11 +186,12 @@ function postgresDialect(url: string, onConnectionLost: ConnectionLost, timeoutM
       }) as typeof client.query;
     });
     const connect = created.connect.bind(created);
+    const seconds = (timeoutMs ?? CONNECT_TIMEOUT_MS) / 1000;
     created.connect = (async () => {
       try {
         return await connect();
       } catch (error) {
-        throw new DatabaseUnreachableError(`cannot connect to the database: ${(error as Error).message}`, { cause: error });
+        throw new DatabaseUnreachableError(`cannot connect to the database: ${connectFailure((error as Error).message, seconds)}`, { cause: error });
       }
     }) as typeof created.connect;
     return created;

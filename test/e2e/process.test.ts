@@ -15,6 +15,15 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     t.after(() => holder.close());
     await once(holder, 'listening');
     const taken = (holder.address() as net.AddressInfo).port;
+    // A PostgreSQL that accepts connections and never answers (a stopped VM, a firewall that drops), and a port nobody listens on.
+    const silent = net.createServer(() => undefined).listen(0, '127.0.0.1');
+    t.after(() => silent.close());
+    await once(silent, 'listening');
+    const closed = net.createServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const refusing = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const postgresAt = (port: number) => `postgres://linkvault:hunter2@127.0.0.1:${port}/linkvault`;
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: 'eighty' }, /^linkvault: PORT must be an integer from 0 to 65535/],
       [{ DATABASE_URL: 'mysql://x' }, /^linkvault: DATABASE_URL must start with postgres:\/\//],
@@ -26,14 +35,20 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
       [{ WEBHOOK_CA_FILE: `${env.DATA_DIR}/missing.pem` }, /^linkvault: WEBHOOK_CA_FILE .* does not exist/],
       [{ HOST: 'no-such-host.invalid' }, /^linkvault: cannot listen on no-such-host\.invalid port 0: the host name does not resolve/],
       [{ PORT: String(taken) }, /^linkvault: cannot listen on 127\.0\.0\.1 port \d+: another process uses that port/],
+      [{ DATABASE_URL: postgresAt(refusing) }, /^linkvault: cannot connect to the database: connect ECONNREFUSED .*; check DATABASE_URL/],
+      [
+        { DATABASE_URL: postgresAt((silent.address() as net.AddressInfo).port) },
+        /^linkvault: cannot connect to the database: it did not answer within 10 s; check DATABASE_URL/,
+      ],
     ];
-    // Each case is a process of its own: they start side by side.
-    const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad })));
+    // Each case is a process of its own: they start side by side. One that waits instead of stopping is killed after a minute.
+    const results = await Promise.all(cases.map(([bad]) => runCli(['serve'], { ...env, ...bad }, 60_000)));
     for (const [index, [bad, message]] of cases.entries()) {
       const result = results[index]!;
       assert.equal(result.code, 1, JSON.stringify(bad));
       assert.match(result.stderr, message);
       assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /hunter2/);
     }
   });
 
