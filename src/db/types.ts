@@ -146,6 +146,8 @@ export interface AccessRequestsTable {
   status: AccessRequestStatus;
   created_at: number;
   decided_at: number | null;
+  /** 1 when a one-time code proved `email`, 0 when it was only typed; NULL for requests older than 0034 */
+  email_verified: number | null;
 }
 
 export interface PageViewsTable {
@@ -353,6 +355,8 @@ export interface LinkVisitorsTable {
   pages_seen: number;
   first_view_at: number;
   last_view_at: number;
+  /** views whose address was only typed, not proved with a code; NULL for rows older than 0034, whose earlier views are not known */
+  unverified_views: number | null;
 }
 
 /** The pages each visitor of a link has seen, so each is counted once (0027). */

@@ -160,6 +160,10 @@ export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]
     await requests.click();
     await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
     await checkScreen(page, `journey-requests-${width}`);
+    // Both only typed their address: the owner decides knowing it.
+    for (const email of ['carol@example.com', 'mallory@example.com']) {
+      assert.equal(await page.getByRole('row').filter({ hasText: email }).getByText('Not verified').count(), 1, email);
+    }
 
     await page.getByRole('button', { name: 'Approve carol@example.com for Board pack.txt' }).click();
     await page.getByRole('status').getByText('carol@example.com may now open Board pack.txt.').waitFor();

@@ -138,7 +138,7 @@ test('link analytics: a new view appears without a reload; the CSV downloads', a
   const { readFile } = await import('node:fs/promises');
   assert.match(
     await readFile(path, 'utf8'),
-    /^visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent\r?\n127\.0\.0\.x,1,0,[^,]+,[^,]+,0,"?Mozilla\/5\.0 \(X11; Linux/,
+    /^visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent,email_verified\r?\n127\.0\.0\.x,1,0,[^,]+,[^,]+,0,"?Mozilla\/5\.0 \(X11; Linux/,
   );
 
   const phone = await signedInDashboard(t, app, { accountId, viewport: PHONE });
@@ -171,7 +171,7 @@ test('link analytics: the latest 50 visitors first, 50 more on each "Show 50 mor
           session_started_at: reader.at,
         })
         .execute();
-      await linkTallies.viewOpened(trx, { ...reader, userAgent: null });
+      await linkTallies.viewOpened(trx, { ...reader, emailVerified: true, userAgent: null });
     }
     await trx.updateTable('links').set({ views: 120 }).where('id', '=', id).execute();
   });

@@ -47,10 +47,30 @@ test('an address a visitor only typed is told as not verified; one proved with a
   assert.equal((await asker.post(`/v/${gated}/access`, { email: 'ceo@client.example' })).status, 303);
   const request = await smtp.waitFor(accountEmail, (mail) => mail.subject.includes('plans.txt'));
   assert.equal(request.subject, 'ceo@client.example (not verified) is asking to view “plans.txt”');
+  const listed = (await http.get(`/api/links/${gated}/requests`)).body.requests;
+  assert.deepEqual(
+    listed.map(({ email, emailVerified }: { email: string; emailVerified: boolean | null }) => ({ email, emailVerified })),
+    [{ email: 'ceo@client.example', emailVerified: false }],
+  );
+  assert.equal((await http.get('/api/links/pending-requests')).body.requests[0].emailVerified, false);
 
   const activity: Array<{ linkId: string; visitor: string }> = (await http.get('/api/analytics/global')).body.recentActivity;
   assert.equal(activity.find((event) => event.linkId === typed)!.visitor, 'ceo@client.example (not verified)');
   assert.equal(activity.find((event) => event.linkId === proved)!.visitor, 'cfo@client.example');
+
+  // The link's own analytics tell its visitors the same way, in JSON and in the CSV export.
+  const visitorsOf = async (id: string) => (await http.get(`/api/links/${id}/analytics`)).body.visitors;
+  assert.deepEqual(
+    (await visitorsOf(typed)).map(({ visitor, emailVerified }: { visitor: string; emailVerified: boolean | null }) => ({ visitor, emailVerified })),
+    [{ visitor: 'ceo@client.example (not verified)', emailVerified: false }],
+  );
+  assert.deepEqual(
+    (await visitorsOf(proved)).map(({ visitor, emailVerified }: { visitor: string; emailVerified: boolean | null }) => ({ visitor, emailVerified })),
+    [{ visitor: 'cfo@client.example', emailVerified: true }],
+  );
+  const csv = ((await http.get(`/api/links/${typed}/analytics?format=csv`)).body as string).trim().split('\r\n');
+  assert.match(csv[0]!, /,email_verified$/);
+  assert.match(csv[1]!, /^ceo@client\.example \(not verified\),1,.*,false$/);
 });
 
 test('a webhook says whether the visitor address was proved, and nothing when there is none', () => {

@@ -32,6 +32,7 @@ import * as reportedSeconds from './0030-reported-seconds.js';
 import * as mailOutboxWithoutMessages from './0031-mail-outbox-without-messages.js';
 import * as hashedCheckoutSessions from './0032-hashed-checkout-sessions.js';
 import * as unverifiedViewAlerts from './0033-unverified-view-alerts.js';
+import * as unverifiedAddresses from './0034-unverified-addresses.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0031-mail-outbox-without-messages': mailOutboxWithoutMessages,
   '0032-hashed-checkout-sessions': hashedCheckoutSessions,
   '0033-unverified-view-alerts': unverifiedViewAlerts,
+  '0034-unverified-addresses': unverifiedAddresses,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,10 +1,26 @@
 import type { Executor } from '../../db/executor.js';
 import type { AccessRequestStatus } from '../../db/types.js';
 
-export async function insertAccessRequest(db: Executor, request: { linkId: string; email: string; visitorIp: string; now: number }): Promise<number> {
+export interface NewAccessRequest {
+  linkId: string;
+  email: string;
+  /** a one-time code proved `email` */
+  emailVerified: boolean;
+  visitorIp: string;
+  now: number;
+}
+
+export async function insertAccessRequest(db: Executor, request: NewAccessRequest): Promise<number> {
   const row = await db
     .insertInto('access_requests')
-    .values({ link_id: request.linkId, email: request.email, visitor_ip: request.visitorIp, status: 'pending', created_at: request.now })
+    .values({
+      link_id: request.linkId,
+      email: request.email,
+      email_verified: Number(request.emailVerified),
+      visitor_ip: request.visitorIp,
+      status: 'pending',
+      created_at: request.now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -52,6 +68,7 @@ export function listPendingRequests(db: Executor, accountId: number, limit: numb
       'access_requests.link_id',
       'links.name as link_name',
       'access_requests.email',
+      'access_requests.email_verified',
       'access_requests.visitor_ip',
       'access_requests.created_at',
     ])

@@ -8,6 +8,9 @@ import type { AccessRequestsService, Decision } from './access-requests.service.
 const tags = ['Access requests'];
 const errors = { ...authErrors, 404: ErrorBody, 422: ErrorBody } as const;
 const DecisionParams = Type.Object({ id: StringId, requestId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const EmailVerified = Type.Union([Type.Boolean(), Type.Null()], {
+  description: 'true when a one-time code proved the address, false when the visitor only typed it; null for requests made before this was recorded',
+});
 const DecisionBody = Type.Object({ status: Type.Union([Type.Literal('approved'), Type.Literal('denied')]) });
 
 export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: AccessRequestsService }> = async (app, { accessRequests }) => {
@@ -40,6 +43,7 @@ export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: A
                 linkId: Type.String(),
                 linkName: Type.String(),
                 email: Type.String(),
+                emailVerified: EmailVerified,
                 visitorIp: Type.String(),
                 created_at: Type.String({ format: 'date-time' }),
               }),
@@ -68,6 +72,7 @@ export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: A
                 visitorIp: Type.String(),
                 status: Type.String({ enum: ['pending', 'approved', 'denied'] }),
                 email: Type.String(),
+                emailVerified: EmailVerified,
                 created_at: Type.String({ format: 'date-time' }),
               }),
             ),

@@ -13,7 +13,11 @@ import {
   insertAccessRequest,
   listAccessRequests,
   listPendingRequests,
+  type NewAccessRequest,
 } from './access-requests.repo.js';
+
+/** The stored flag as the API tells it: unknown (null) for a request made before it was recorded. */
+const verifiedOf = (flag: number | null) => (flag === null ? null : flag === 1);
 
 /**
  * The visitor's side of the approval gate, as the visits module uses it: open a request in the
@@ -23,7 +27,7 @@ export function createAccessRequestRecords(deps: { db: Db }) {
   const { db } = deps;
   return {
     find: (requestId: number, executor: Executor = db) => findAccessRequest(executor, requestId),
-    open: (trx: Executor, request: { linkId: string; email: string; visitorIp: string; now: number }) => insertAccessRequest(trx, request),
+    open: (trx: Executor, request: NewAccessRequest) => insertAccessRequest(trx, request),
     pendingCount: (accountId: number) => countPendingRequests(db, accountId),
   };
 }
@@ -63,6 +67,7 @@ export function createAccessRequestsService(deps: {
         linkId: request.link_id,
         linkName: request.link_name,
         email: request.email,
+        emailVerified: verifiedOf(request.email_verified),
         visitorIp: request.visitor_ip,
         created_at: isoTime(request.created_at),
       }));
@@ -76,6 +81,7 @@ export function createAccessRequestsService(deps: {
         visitorIp: request.visitor_ip,
         status: request.status,
         email: request.email,
+        emailVerified: verifiedOf(request.email_verified),
         created_at: isoTime(request.created_at),
       }));
     },

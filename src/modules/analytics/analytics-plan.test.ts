@@ -87,7 +87,7 @@ test("a link's analytics read its tallies by key, with no scan or sort, however 
     for (let n = 0; n < 30; n++) {
       const at = NOW - (n % 7) * DAY_MS + n;
       const who = { linkId: id, email: n % 3 === 0 ? `reader${n % 5}@example.com` : null, ip: `192.0.2.${n % 11}` };
-      await linkTallies.viewOpened(db, { ...who, userAgent: 'Firefox', at });
+      await linkTallies.viewOpened(db, { ...who, emailVerified: true, userAgent: 'Firefox', at });
       await linkTallies.pageRead(db, { ...who, page: 1 + (n % 4), seconds: n });
     }
   }

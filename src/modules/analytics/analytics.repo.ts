@@ -130,7 +130,7 @@ export interface VisitorCursor {
 export async function linkVisitors(db: Executor, linkId: string, limit: number, after?: VisitorCursor) {
   let query = db
     .selectFrom('link_visitors')
-    .select(['visitor_key', 'email', 'ip', 'user_agent', 'views', 'seconds', 'pages_seen', 'first_view_at', 'last_view_at'])
+    .select(['visitor_key', 'email', 'ip', 'user_agent', 'views', 'seconds', 'pages_seen', 'first_view_at', 'last_view_at', 'unverified_views'])
     .where('link_id', '=', linkId);
   if (after) {
     // A range on the index's second column, then the ties of its last value already listed left out.
@@ -142,6 +142,8 @@ export async function linkVisitors(db: Executor, linkId: string, limit: number, 
   return rows.map((row) => ({
     visitorKey: row.visitor_key,
     email: row.email,
+    // Every view proved the address; unknown for a row whose earlier views predate the count.
+    emailVerified: row.email === null || row.unverified_views === null ? null : Number(row.unverified_views) === 0,
     ip: row.ip,
     userAgent: row.user_agent,
     views: Number(row.views),
@@ -178,6 +180,7 @@ export interface LinkVisitorView {
   linkId: string;
   visitorKey: string;
   email: string | null;
+  emailVerified: boolean;
   ip: string;
   userAgent: string | null;
   at: number;
@@ -185,9 +188,11 @@ export interface LinkVisitorView {
 
 /**
  * Counts a view of the link's visitor; true when it is their first. Their IP and browser are their
- * latest view's (their e-mail, when they gave one, is their key).
+ * latest view's (their e-mail, when they gave one, is their key); a view under an address nobody
+ * proved is counted apart, so the row never reads as proved once one view only typed it.
  */
 export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): Promise<boolean> {
+  const unverified = view.email !== null && !view.emailVerified ? 1 : 0;
   const inserted = await db
     .insertInto('link_visitors')
     .values({
@@ -201,6 +206,7 @@ export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): P
       pages_seen: 0,
       first_view_at: view.at,
       last_view_at: view.at,
+      unverified_views: unverified,
     })
     .onConflict((conflict) => conflict.columns(['link_id', 'visitor_key']).doNothing())
     .executeTakeFirst();
@@ -211,6 +217,7 @@ export async function addLinkVisitorView(db: Executor, view: LinkVisitorView): P
       const latest = eb('last_view_at', '<=', view.at);
       return {
         views: eb('views', '+', 1),
+        ...(unverified ? { unverified_views: eb(eb.fn.coalesce('unverified_views', eb.lit(0)), '+', 1) } : {}),
         first_view_at: eb.case().when('first_view_at', '>', view.at).then(view.at).else(eb.ref('first_view_at')).end(),
         last_view_at: eb.case().when(latest).then(view.at).else(eb.ref('last_view_at')).end(),
         ip: eb.case().when(latest).then(view.ip).else(eb.ref('ip')).end(),

@@ -47,7 +47,11 @@ const LinkAnalytics = Type.Object({
   pages: Type.Array(Type.Object({ page: Type.Integer(), seconds: Count })),
   visitors: Type.Array(
     Type.Object({
-      visitor: Type.String(),
+      visitor: Type.String({ description: 'their e-mail, with " (not verified)" when a view only typed it; else their masked IP' }),
+      emailVerified: Type.Union([Type.Boolean(), Type.Null()], {
+        description:
+          'true when a one-time code proved the address in every view, false when a view only typed it; null without an address, or for views counted before this was recorded',
+      }),
       views: Count,
       seconds: Count,
       pagesSeen: Type.Integer({ minimum: 0, description: 'distinct pages seen over all their views' }),
@@ -95,7 +99,9 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
           200: {
             content: {
               'application/json': { schema: LinkAnalytics },
-              'text/csv': { schema: Type.String({ description: 'visitor,views,seconds,first_view_at,last_view_at' }) },
+              'text/csv': {
+                schema: Type.String({ description: 'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent,email_verified' }),
+              },
             },
           },
           ...authErrors,

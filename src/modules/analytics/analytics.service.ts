@@ -40,7 +40,8 @@ export const CSV_PAGE = 1000;
 /** A visitor row as the owner sees it: the address masked, the times in ISO 8601. */
 function shownVisitor(visitor: Awaited<ReturnType<typeof linkVisitors>>[number]) {
   return {
-    visitor: visitorLabel(visitor) ?? 'unknown',
+    visitor: visitorLabel({ ...visitor, emailVerified: visitor.emailVerified ?? undefined }) ?? 'unknown',
+    emailVerified: visitor.emailVerified,
     views: visitor.views,
     seconds: visitor.seconds,
     pagesSeen: visitor.pagesSeen,
@@ -164,13 +165,22 @@ export function createAnalyticsService(deps: {
     async linkVisitorsCsv(accountId: number, linkId: string): Promise<AsyncIterable<string>> {
       const link = await links.ownLink(accountId, linkId, { live: false });
       return csvByPages({
-        header: ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at', 'pages_seen', 'user_agent'],
+        header: ['visitor', 'views', 'seconds', 'first_view_at', 'last_view_at', 'pages_seen', 'user_agent', 'email_verified'],
         pageSize: CSV_PAGE,
         readPage: (after: VisitorCursor | undefined) => linkVisitors(db, link.id, CSV_PAGE, after),
         cursorAfter: (last) => ({ lastViewAt: last.lastViewAt, visitorKey: last.visitorKey }),
         cells: (row) => {
           const visitor = shownVisitor(row);
-          return [visitor.visitor, visitor.views, visitor.seconds, visitor.firstViewAt, visitor.lastViewAt, visitor.pagesSeen, visitor.userAgent];
+          return [
+            visitor.visitor,
+            visitor.views,
+            visitor.seconds,
+            visitor.firstViewAt,
+            visitor.lastViewAt,
+            visitor.pagesSeen,
+            visitor.userAgent,
+            visitor.emailVerified === null ? null : String(visitor.emailVerified),
+          ];
         },
       });
     },

@@ -68,7 +68,14 @@ function seeder(app: TestApp, clock: { now: number }) {
           .set((eb) => ({ views: eb('views', '+', 1) }))
           .where('id', '=', link.id)
           .execute();
-        await linkTallies.viewOpened(trx, { linkId: link.id, email: who.email ?? null, ip: who.ip, userAgent: who.userAgent ?? null, at });
+        await linkTallies.viewOpened(trx, {
+          linkId: link.id,
+          email: who.email ?? null,
+          emailVerified: true,
+          ip: who.ip,
+          userAgent: who.userAgent ?? null,
+          at,
+        });
         for (const [page, seconds] of pages) {
           await trx.insertInto('page_views').values({ visit_id: visit.id, page, seconds, created_at: at }).execute();
           await linkTallies.pageRead(trx, { linkId: link.id, email: who.email ?? null, ip: who.ip, page, seconds });
@@ -187,6 +194,7 @@ test('global and per-link analytics on a seeded data set', async (t) => {
       // Ann saw page 1 twice and page 2 once: two pages; her latest view was on the iPhone.
       {
         visitor: 'ann@example.com',
+        emailVerified: true,
         views: 2,
         seconds: 55,
         pagesSeen: 2,
@@ -196,6 +204,7 @@ test('global and per-link analytics on a seeded data set', async (t) => {
       },
       {
         visitor: '203.0.113.x',
+        emailVerified: null,
         views: 2,
         seconds: 5,
         pagesSeen: 1,
@@ -205,6 +214,7 @@ test('global and per-link analytics on a seeded data set', async (t) => {
       },
       {
         visitor: 'bob@example.com',
+        emailVerified: true,
         views: 1,
         seconds: 0,
         pagesSeen: 0,
@@ -231,10 +241,10 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   assert.match(csv.headers.get('content-disposition')!, new RegExp(`^attachment; filename="analytics-${beta.id}\\.csv"`));
   assert.equal(
     csv.body,
-    'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent\r\n' +
-      `2001:db8:…,1,0,${iso(TODAY - 2 * DAY + 12 * HOUR)},${iso(TODAY - 2 * DAY + 12 * HOUR)},0,\r\n` +
-      `ann@example.com,1,0,${iso(TODAY - 2 * DAY + 8 * HOUR)},${iso(TODAY - 2 * DAY + 8 * HOUR)},0,\r\n` +
-      `'=1+2@evil.com,1,0,${iso(TODAY - 3 * DAY + 9 * HOUR)},${iso(TODAY - 3 * DAY + 9 * HOUR)},0,"'=HYPERLINK(""http://evil.example"")"\r\n`,
+    'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent,email_verified\r\n' +
+      `2001:db8:…,1,0,${iso(TODAY - 2 * DAY + 12 * HOUR)},${iso(TODAY - 2 * DAY + 12 * HOUR)},0,,\r\n` +
+      `ann@example.com,1,0,${iso(TODAY - 2 * DAY + 8 * HOUR)},${iso(TODAY - 2 * DAY + 8 * HOUR)},0,,true\r\n` +
+      `'=1+2@evil.com,1,0,${iso(TODAY - 3 * DAY + 9 * HOUR)},${iso(TODAY - 3 * DAY + 9 * HOUR)},0,"'=HYPERLINK(""http://evil.example"")",true\r\n`,
   );
   assert.equal((await a.http.get(`/api/links/${beta.id}/analytics?format=xml`)).status, 400);
 
@@ -334,7 +344,7 @@ test('the CSV lists every visitor of a link, however many, latest first', async 
   const csv = await http.get(`/api/links/${link.id}/analytics?format=csv`);
   assert.equal(csv.status, 200);
   const lines = (csv.body as string).trimEnd().split('\r\n');
-  assert.equal(lines[0], 'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent');
+  assert.equal(lines[0], 'visitor,views,seconds,first_view_at,last_view_at,pages_seen,user_agent,email_verified');
   const rows = lines.slice(1).map((line) => line.split(','));
   assert.equal(rows.length, readers);
   assert.equal(new Set(rows.map((row) => row[0])).size, readers, 'each visitor once');

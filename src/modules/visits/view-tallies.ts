@@ -4,6 +4,8 @@ import type { Executor } from '../../db/executor.js';
 export interface OpenedView {
   linkId: string;
   email: string | null;
+  /** a one-time code proved `email` (false when it was only typed) */
+  emailVerified: boolean;
   ip: string;
   userAgent: string | null;
   at: number;

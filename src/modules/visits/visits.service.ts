@@ -392,7 +392,7 @@ export function createVisitsService(deps: {
             payload: { linkName: link.name, ...visitorAddress, ip: visit.ip },
           });
           await viewAlerts.viewOpened(trx, link, { ...visitorAddress, ip: visit.ip });
-          await tallies.viewOpened(trx, { linkId: link.id, email: visit.email, ip: visit.ip, userAgent: visit.user_agent, at: now });
+          await tallies.viewOpened(trx, { linkId: link.id, ...visitorAddress, ip: visit.ip, userAgent: visit.user_agent, at: now });
           return true;
         })
         .catch((error: unknown) => {
@@ -528,7 +528,7 @@ export function createVisitsService(deps: {
       if (await refused(link, visit, email)) return token;
       const address = { email, emailVerified: provedBy(email, visit, roomVisit) };
       await db.transaction().execute(async (trx) => {
-        const id = await accessRequests.open(trx, { linkId: link.id, email, visitorIp: visitor.ip, now: clock() });
+        const id = await accessRequests.open(trx, { linkId: link.id, ...address, visitorIp: visitor.ip, now: clock() });
         await updateVisit(trx, visit.id, { access_request_id: id, email: visit.email ?? email });
         await events.record(trx, {
           accountId: link.account_id,

@@ -8553,6 +8553,8 @@ export interface operations {
                             linkId: string;
                             linkName: string;
                             email: string;
+                            /** @description true when a one-time code proved the address, false when the visitor only typed it; null for requests made before this was recorded */
+                            emailVerified: boolean | null;
                             visitorIp: string;
                             /** Format: date-time */
                             created_at: string;
@@ -8630,6 +8632,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "approved" | "denied";
                             email: string;
+                            /** @description true when a one-time code proved the address, false when the visitor only typed it; null for requests made before this was recorded */
+                            emailVerified: boolean | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -13308,7 +13312,10 @@ export interface operations {
                         }[];
                         /** @description one per visitor (e-mail, else IP), most recent first: as many as ?visitors= asks, at most 5000 */
                         visitors: {
+                            /** @description their e-mail, with " (not verified)" when a view only typed it; else their masked IP */
                             visitor: string;
+                            /** @description true when a one-time code proved the address in every view, false when a view only typed it; null without an address, or for views counted before this was recorded */
+                            emailVerified: boolean | null;
                             views: number;
                             seconds: number;
                             /** @description distinct pages seen over all their views */

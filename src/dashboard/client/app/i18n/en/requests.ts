@@ -17,4 +17,6 @@ export const requests = {
   'requests.approved': '{email} may now open {link}.',
   'requests.denied': '{email} was turned away from {link}.',
   'requests.from': 'from {ip}',
+  'requests.unverified': 'Not verified',
+  'requests.unverifiedHint': 'The visitor typed this address; no code sent to it was entered, so it may not be theirs.',
 } as const;

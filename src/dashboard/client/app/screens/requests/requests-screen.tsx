@@ -4,7 +4,7 @@ import type { paths } from '../../api/schema.js';
 import { invalidate, useQuery } from '../../api/query.js';
 import { formatDateTime, t } from '../../i18n/index.js';
 import { EmptyState, ErrorMessage, QueryState } from '../../ui/feedback.js';
-import { PageHeader } from '../../ui/page.js';
+import { Chip, PageHeader } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 
 type PendingRequest = paths['/api/links/pending-requests']['get']['responses'][200]['content']['application/json']['requests'][number];
@@ -36,6 +36,11 @@ function RequestRow({ request }: { request: PendingRequest }) {
     <tr>
       <td data-label={t('requests.visitor')}>
         <strong class="requests-email">{request.email}</strong>
+        {request.emailVerified === false && (
+          <Chip tone="warning" title={t('requests.unverifiedHint')}>
+            {t('requests.unverified')}
+          </Chip>
+        )}
         <span class="muted requests-ip">{t('requests.from', { ip: request.visitorIp })}</span>
       </td>
       <td data-label={t('requests.link')}>
