@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { selfSignedCertificate } from '../test/helpers/certificates.js';
 import { ConfigError, loadConfig } from './config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -78,22 +79,29 @@ test('HOST must be an IP address or a host name', () => {
   for (const good of ['0.0.0.0', '::', '::1', 'localhost', 'linkvault_app', 'share.internal']) assert.equal(loadConfig({ HOST: good }).host, good);
 });
 
-test('WEBHOOK_CA_FILE must be a file this user can read', () => {
+test('WEBHOOK_CA_FILE must be a readable file of PEM certificates', async (t) => {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'linkvault-config-'));
-  try {
-    const missing = path.join(folder, 'missing.pem');
-    assert.equal(
-      refusal({ WEBHOOK_CA_FILE: missing }),
-      `WEBHOOK_CA_FILE ${missing} does not exist: name a readable PEM file or leave WEBHOOK_CA_FILE unset`,
-    );
-    assert.equal(
-      refusal({ WEBHOOK_CA_FILE: folder }),
-      `WEBHOOK_CA_FILE ${folder} is a folder: name a readable PEM file or leave WEBHOOK_CA_FILE unset`,
-    );
-    const bundle = path.join(folder, 'ca.pem');
-    fs.writeFileSync(bundle, '');
-    assert.equal(loadConfig({ WEBHOOK_CA_FILE: bundle }).webhookCaFile, bundle);
-  } finally {
-    fs.rmSync(folder, { recursive: true });
-  }
+  t.after(() => fs.rmSync(folder, { recursive: true }));
+  const refused = (file: string, why: string) =>
+    assert.equal(refusal({ WEBHOOK_CA_FILE: file }), `WEBHOOK_CA_FILE ${file} ${why}: name a readable PEM file or leave WEBHOOK_CA_FILE unset`);
+  refused(path.join(folder, 'missing.pem'), 'does not exist');
+  refused(folder, 'is a folder');
+  const write = (name: string, text: string) => {
+    fs.writeFileSync(path.join(folder, name), text);
+    return path.join(folder, name);
+  };
+  refused(write('empty.pem', ''), 'holds no certificate (-----BEGIN CERTIFICATE-----)');
+  refused(
+    write('key.pem', '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n'),
+    'holds no certificate (-----BEGIN CERTIFICATE-----)',
+  );
+
+  const certificate = await selfSignedCertificate(t, 'hooks.internal', ['DNS:hooks.internal']);
+  if (!certificate) return t.skip('openssl is not installed');
+  const bundle = write('ca.pem', certificate.cert + certificate.cert);
+  assert.equal(loadConfig({ WEBHOOK_CA_FILE: bundle }).webhookCaFile, bundle);
+  refused(
+    write('damaged.pem', certificate.cert + '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n'),
+    'holds a certificate that cannot be read (number 2 of 2)',
+  );
 });

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -179,18 +180,38 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
 }
 
 /** A file read at start (a CA bundle): one that is missing or unreadable is named now, not as a failed start. */
-function readableFile(env: Env, name: string): string | undefined {
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+/** Far above any CA bundle (Debian's whole ca-certificates.crt is about 200 KB). */
+const MAX_PEM_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A readable file of PEM certificates (a CA bundle), checked now: a wrong file would otherwise
+ * show only later, as every delivery to the private endpoint failing its TLS handshake.
+ */
+function certificatesFile(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const file = path.resolve(raw);
+  const refuse = (why: string) => new ConfigError(`${name} ${file} ${why}: name a readable PEM file or leave ${name} unset`);
+  let text: string;
   try {
-    fs.closeSync(fs.openSync(file, 'r'));
+    if (isFolder(file)) throw refuse('is a folder');
+    if (fs.statSync(file).size > MAX_PEM_BYTES) throw refuse(`is larger than ${MAX_PEM_BYTES / 1024 / 1024} MB`);
+    text = fs.readFileSync(file, 'latin1');
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const { code } = error as NodeJS.ErrnoException;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this user' : `cannot be opened (${code})`;
-    throw new ConfigError(`${name} ${file} ${why}: name a readable PEM file or leave ${name} unset`);
+    throw refuse(code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this user' : `cannot be opened (${code})`);
   }
-  if (isFolder(file)) throw new ConfigError(`${name} ${file} is a folder: name a readable PEM file or leave ${name} unset`);
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw refuse('holds no certificate (-----BEGIN CERTIFICATE-----)');
+  blocks.forEach((block, index) => {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw refuse(`holds a certificate that cannot be read (number ${index + 1} of ${blocks.length})`);
+    }
+  });
   return file;
 }
 
@@ -320,7 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
     viewsPerClientPerMinute: integer(env, 'VIEWS_PER_CLIENT_PER_MINUTE', 30, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
-    webhookCaFile: readableFile(env, 'WEBHOOK_CA_FILE'),
+    webhookCaFile: certificatesFile(env, 'WEBHOOK_CA_FILE'),
     allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),
