@@ -310,14 +310,14 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   const [request] = listed.body.requests;
   assert.deepEqual(
     { ...request, created_at: undefined },
-    { id: request.id, visitorIp: '203.0.113.7', status: 'pending', email: 'carol@example.com', created_at: undefined },
+    { id: request.id, visitorIp: '203.0.113.7', status: 'pending', email: 'carol@example.com', emailVerified: false, created_at: undefined },
   );
   assert.deepEqual((await owner.http.get('/api/links/pending-count')).body, { count: 1 });
   assert.equal((await other.http.get('/api/links/pending-count')).body.count, 0);
   const waitingOverAll = (await owner.http.get('/api/links/pending-requests')).body.requests;
   assert.deepEqual(
     waitingOverAll.map(({ created_at: _at, ...rest }: { created_at: string }) => rest),
-    [{ id: request.id, linkId: id, linkName: 'b.txt', email: 'carol@example.com', visitorIp: '203.0.113.7' }],
+    [{ id: request.id, linkId: id, linkName: 'b.txt', email: 'carol@example.com', emailVerified: false, visitorIp: '203.0.113.7' }],
   );
   assert.deepEqual((await other.http.get('/api/links/pending-requests')).body, { requests: [] }, 'another account sees none of them');
   const ownerMail = await app.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', owner.email).executeTakeFirst();

@@ -37,8 +37,8 @@ test('requireEmail: the address is asked, not verified, kept with the view; inva
   const analytics = (await http.get(`/api/links/${id}/analytics`)).body;
   assert.equal(analytics.views, 1);
   assert.deepEqual(
-    analytics.visitors.map((v: any) => v.visitor),
-    ['ana@example.org'],
+    analytics.visitors.map((v: any) => [v.visitor, v.emailVerified]),
+    [['ana@example.org (not verified)', false]],
   );
 });
 
