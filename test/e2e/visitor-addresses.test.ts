@@ -53,6 +53,12 @@ test('an address a visitor only typed is told as not verified; one proved with a
     [{ email: 'ceo@client.example', emailVerified: false }],
   );
   assert.equal((await http.get('/api/links/pending-requests')).body.requests[0].emailVerified, false);
+  assert.equal((await http.patch(`/api/links/${gated}/requests/${listed[0].id}`, { status: 'approved' })).status, 200);
+  const afterDecision = (await slack.waitFor(4)).map((message) => message.body.text);
+  assert.ok(
+    afterDecision.some((text) => /^ceo@client\.example \(not verified\) may now view "?plans\.txt"?$/.test(text)),
+    afterDecision.join('\n'),
+  );
 
   const activity: Array<{ linkId: string; visitor: string }> = (await http.get('/api/analytics/global')).body.recentActivity;
   assert.equal(activity.find((event) => event.linkId === typed)!.visitor, 'ceo@client.example (not verified)');

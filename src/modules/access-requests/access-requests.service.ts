@@ -96,7 +96,13 @@ export function createAccessRequestsService(deps: {
           accountId,
           type: decision === 'approved' ? 'access.approved' : 'access.denied',
           linkId,
-          payload: { linkName: link.name, email: decided.email, ip: decided.visitor_ip },
+          payload: {
+            linkName: link.name,
+            email: decided.email,
+            // Unknown for a request made before it was recorded: told as it used to be.
+            ...(decided.email_verified !== null && { emailVerified: decided.email_verified === 1 }),
+            ip: decided.visitor_ip,
+          },
         });
         await audit.record(
           source,
