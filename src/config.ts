@@ -179,7 +179,6 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
 }
 
-/** A file read at start (a CA bundle): one that is missing or unreadable is named now, not as a failed start. */
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 /** Far above any CA bundle (Debian's whole ca-certificates.crt is about 200 KB). */
 const MAX_PEM_BYTES = 4 * 1024 * 1024;

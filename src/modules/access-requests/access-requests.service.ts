@@ -100,7 +100,7 @@ export function createAccessRequestsService(deps: {
             linkName: link.name,
             email: decided.email,
             // Unknown for a request made before it was recorded: told as it used to be.
-            ...(decided.email_verified !== null && { emailVerified: decided.email_verified === 1 }),
+            emailVerified: verifiedOf(decided.email_verified) ?? undefined,
             ip: decided.visitor_ip,
           },
         });
