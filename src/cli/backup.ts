@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import { countRows } from '../db/inventory.js';
 import { openDatabase, type DatabaseHandle } from '../db/kysely.js';
@@ -23,7 +21,8 @@ import {
 import { CommandError } from './command-error.js';
 import { entriesOf } from './folders.js';
 import { say, shout } from './output.js';
-import { hasPassword, pgDumpArguments, pgDumpCommand } from './pg-guidance.js';
+import { pgDumpArguments, pgDumpCommand } from './pg-guidance.js';
+import { runPostgresTool } from './pg-tools.js';
 
 const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent + path.sep);
 
@@ -72,28 +71,18 @@ async function realPathOf(dir: string): Promise<string> {
 /**
  * Runs the pg_dump command the backup prints, into the backup folder, before the blobs are copied:
  * a file uploaded meanwhile is then an extra blob, never a link whose blob is missing. The dump is
- * made owner-only before pg_dump writes it; the password goes through PGPASSWORD, never the command line.
+ * made owner-only before pg_dump writes it.
  */
 async function dumpPostgres(databaseUrl: string, to: string): Promise<void> {
   const dumpFile = path.join(to, PG_DUMP_FILE);
   createOwnerOnlyFile(dumpFile);
-  const password = decodeURIComponent(new URL(databaseUrl).password);
-  try {
-    await promisify(execFile)('pg_dump', pgDumpArguments(databaseUrl, dumpFile), {
-      env: { ...process.env, ...(hasPassword(databaseUrl) ? { PGPASSWORD: password } : {}) },
-    });
-  } catch (error) {
-    const failure = error as NodeJS.ErrnoException & { stderr?: string };
-    const reason =
-      failure.code === 'ENOENT'
-        ? 'pg_dump is not on PATH'
-        : String(failure.stderr || failure.message)
-            .trim()
-            .split('\n')[0];
-    throw new CommandError(
+  await runPostgresTool(
+    'pg_dump',
+    pgDumpArguments(databaseUrl, dumpFile),
+    databaseUrl,
+    (reason) =>
       `pg_dump failed (${reason}): install PostgreSQL's client tools of the server's major version and check DATABASE_URL, then run backup again into an empty folder`,
-    );
-  }
+  );
 }
 
 export async function backup(config: Config, options: { to: string; includeMasterKey: boolean }): Promise<void> {

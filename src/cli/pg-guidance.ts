@@ -1,6 +1,6 @@
 /**
- * pg_dump and pg_restore for DATABASE_URL: the arguments a backup runs pg_dump with, and the same
- * commands as an operator would type them. Neither ever carries the password (pg reads it from
+ * pg_dump and pg_restore for DATABASE_URL: the arguments backup and restore run them with, and the
+ * same commands as an operator would type them. Neither ever carries the password (pg reads it from
  * PGPASSWORD or ~/.pgpass).
  */
 
@@ -22,7 +22,8 @@ function connectionFlags(databaseUrl: string): string[] {
   return flags;
 }
 
-function schemaOf(databaseUrl: string): string | undefined {
+/** The schema a `search_path` in the URL's `options` names, if any. */
+export function schemaOf(databaseUrl: string): string | undefined {
   const options = new URL(databaseUrl).searchParams.get('options') ?? '';
   return /search_path=([A-Za-z0-9_]+)/.exec(options)?.[1];
 }
@@ -35,8 +36,22 @@ export function pgDumpArguments(databaseUrl: string, dumpFile: string): string[]
 
 export const pgDumpCommand = (databaseUrl: string, dumpFile: string) => asTyped(['pg_dump', ...pgDumpArguments(databaseUrl, dumpFile)]);
 
-export const pgRestoreCommand = (databaseUrl: string, dumpFile: string) =>
-  asTyped(['pg_restore', '--no-owner', '--exit-on-error', ...connectionFlags(databaseUrl), dumpFile]);
+/**
+ * pg_restore's argv (without the program's name) that loads `dumpFile` in one transaction: a
+ * failure or an interruption leaves the database as it was. `listFile` names the entries to load.
+ */
+export function pgRestoreArguments(databaseUrl: string, dumpFile: string, listFile?: string): string[] {
+  return [
+    '--no-owner',
+    '--single-transaction',
+    '--exit-on-error',
+    ...connectionFlags(databaseUrl),
+    ...(listFile ? [`--use-list=${listFile}`] : []),
+    dumpFile,
+  ];
+}
+
+export const pgRestoreCommand = (databaseUrl: string, dumpFile: string) => asTyped(['pg_restore', ...pgRestoreArguments(databaseUrl, dumpFile)]);
 
 /** Whether the URL carries a password: the guidance then says where pg_dump takes it from. */
 export const hasPassword = (databaseUrl: string) => new URL(databaseUrl).password !== '';

@@ -11,11 +11,11 @@ import { openDatabase, sqliteFiles } from '../db/kysely.js';
 import { makeOwnerOnlyFolder, OWNER_ONLY_FILE } from '../db/owner-only.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { createBlobStore } from '../infra/storage/index.js';
-import { BLOBS_DIR, DATABASE_FILE, KEY_FILE, PG_DUMP_FILE, readVerifiedManifest, type Manifest } from './backup-manifest.js';
+import { BLOBS_DIR, DATABASE_FILE, KEY_FILE, readVerifiedManifest, type Manifest } from './backup-manifest.js';
 import { CommandError } from './command-error.js';
 import { entriesOf } from './folders.js';
 import { say, shout } from './output.js';
-import { pgRestoreCommand } from './pg-guidance.js';
+import { checkPostgresDump, holdsRestoredDump, loadPostgresDump } from './restore-postgres.js';
 import { readRestoreMarker, removeRestoreMarker, RESTORE_MARKER_FILE, writeRestoreMarker, type RestoreMarker } from './restore-marker.js';
 
 /**
@@ -131,7 +131,15 @@ export async function restore(config: Config, options: { from: string }): Promis
   }
   assertKnownMigrations(manifest.database.migrations ?? []);
   if (manifest.database.kind === 'sqlite') await assertSoundDatabase(from);
+  const dump = config.database.kind === 'postgres' ? await checkPostgresDump(from, config.database.url) : undefined;
   const interrupted = readRestoreMarker(config.dataDir);
+  if (interrupted && config.database.kind === 'postgres' && (await holdsRestoredDump(config.database.url, manifest))) {
+    await removeRestoreMarker(config.dataDir);
+    say(
+      `${RESTORE_MARKER_FILE}: the restore started at ${interrupted.startedAt} had loaded the database, its last step; nothing was left to restore`,
+    );
+    return;
+  }
   if (interrupted) await undoInterruptedRestore(config, interrupted);
   const keys = await keyForRestore(config, from, manifest);
   await assertEmptyTargets(config, interrupted !== undefined);
@@ -163,11 +171,6 @@ export async function restore(config: Config, options: { from: string }): Promis
     await pipeline(fs.createReadStream(path.join(from, DATABASE_FILE)), fs.createWriteStream(partial, { flags: 'wx', mode: OWNER_ONLY_FILE }));
     await fsp.rename(partial, config.database.file);
     say(`restored the database to ${config.database.file} (migration ${manifest.database.latestMigration}; newer migrations run at the next start)`);
-  } else {
-    say('Now load the PostgreSQL dump into this empty database, before starting the server:');
-    say(`  ${pgRestoreCommand(config.database.url, path.join(from, PG_DUMP_FILE))}`);
-    if (!fs.existsSync(path.join(from, PG_DUMP_FILE)))
-      say(`  (${PG_DUMP_FILE} is not in the backup folder: use the dump that pg_dump wrote at backup time)`);
   }
 
   if (keys.included && !keys.configured) {
@@ -179,6 +182,11 @@ export async function restore(config: Config, options: { from: string }): Promis
       `MASTER_KEY or put the original master.key in ${config.dataDir}: until then the server`,
       'refuses to start, since no stored file can be read without it.',
     ]);
+  }
+  if (config.database.kind === 'postgres' && dump) {
+    // Last: the load commits all or nothing, so a rerun after it can tell that it is done.
+    const command = await loadPostgresDump(config.database.url, dump);
+    say(`restored the database (migration ${manifest.database.latestMigration}; newer migrations run at the next start) with: ${command}`);
   }
   await removeRestoreMarker(config.dataDir);
   say(`restore finished: ${manifest.database.rows.links ?? 0} links, ${manifest.storage.blobs} blobs, backed up at ${manifest.createdAt}`);

@@ -15,6 +15,12 @@ export async function listTables(db: Db, kind: 'sqlite' | 'postgres'): Promise<s
   return rows.map((row) => row.name);
 }
 
+/** Whether PostgreSQL has a schema of that name (a restore keeps one made beforehand). */
+export async function schemaExists(db: Db, schema: string): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`select 1 as found from pg_namespace where nspname = ${schema}`.execute(db);
+  return rows.length > 0;
+}
+
 /** Rows per table, for a backup's manifest: what an operator compares after a restore. */
 export async function countRows(db: Db, kind: 'sqlite' | 'postgres'): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};

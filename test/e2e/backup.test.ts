@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { testEnv } from '../helpers/app.js';
-import { downloadThrough, emptyDir, serverWithOneFile } from '../helpers/backups.js';
+import { downloadThrough, emptyDir, restoreTargetOf, serverWithOneFile } from '../helpers/backups.js';
 import { sha256 } from '../helpers/files.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
@@ -32,7 +32,7 @@ test('backup while the server runs, restore into a fresh DATA_DIR, and the file 
   assert.equal(again.code, 1);
   assert.match(again.stderr, /is not empty/);
 
-  const fresh = await testEnv(t, { MASTER_KEY: env.MASTER_KEY! });
+  const fresh = await restoreTargetOf(t, env, { MASTER_KEY: env.MASTER_KEY! });
   if (onPostgres) {
     // The database travels through pg_dump: the backup says how, without the password.
     assert.match(made.stdout, /pg_dump --format=custom --no-owner .*--dbname=\S+ .*--file=/);
@@ -42,23 +42,21 @@ test('backup while the server runs, restore into a fresh DATA_DIR, and the file 
     const refused = await runCli(['restore', '--from', backupDir], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /not empty|already holds tables/);
-    const restored = await runCli(['restore', '--from', backupDir], fresh);
-    assert.equal(restored.code, 0, restored.stderr);
-    assert.match(restored.stdout, /restored 1 blob/);
-    assert.match(restored.stdout, /pg_restore --no-owner/);
-    const dumpCommand = /(pg_dump .*)/.exec(made.stdout)![1]!;
-    const dumped = await promisify(execFile)('sh', ['-c', dumpCommand]).then(
-      () => 0,
-      (error: { code?: number }) => error.code ?? 1,
-    );
-    assert.equal(dumped, 0, `the printed command runs: ${dumpCommand}`);
-    assert.ok((await fs.stat(path.join(backupDir, 'database.pgdump'))).size > 0);
-    return;
+    const otherSchema = await testEnv(t, { MASTER_KEY: env.MASTER_KEY! });
+    const elsewhere = await runCli(['restore', '--from', backupDir], otherSchema);
+    assert.equal(elsewhere.code, 1, elsewhere.stdout);
+    assert.match(elsewhere.stderr, /the backup's database is in the schema t_\w+, but DATABASE_URL names t_\w+/);
+    assert.deepEqual(await fs.readdir(otherSchema.DATA_DIR!), [], 'refused before anything was written');
+    const withoutClientTools = await runCli(['restore', '--from', backupDir], { ...fresh, PATH: path.join(backupDir, 'nothing-here') });
+    assert.equal(withoutClientTools.code, 1, withoutClientTools.stdout);
+    assert.match(withoutClientTools.stderr, /pg_restore cannot read the backup's database dump \(pg_restore is not on PATH\)/);
+    assert.deepEqual(await fs.readdir(fresh.DATA_DIR!), [], 'refused before anything was written');
   }
 
   const restored = await runCli(['restore', '--from', backupDir], fresh);
   assert.equal(restored.code, 0, restored.stderr);
   assert.match(restored.stdout, /restore finished: 1 links, 1 blobs/);
+  if (onPostgres) assert.match(restored.stdout, /restored the database \(migration \d{4}-.*\) with: pg_restore --no-owner --single-transaction/);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
 
@@ -69,6 +67,17 @@ test('backup while the server runs, restore into a fresh DATA_DIR, and the file 
   const twice = await runCli(['restore', '--from', backupDir], fresh);
   assert.equal(twice.code, 1);
   assert.match(twice.stderr, /DATA_DIR .* is not empty/);
+
+  if (onPostgres) {
+    const dumpCommand = /(pg_dump .*)/.exec(made.stdout)![1]!;
+    await fs.rm(path.join(backupDir, 'database.pgdump'));
+    const dumped = await promisify(execFile)('sh', ['-c', dumpCommand]).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? 1,
+    );
+    assert.equal(dumped, 0, `the printed command runs: ${dumpCommand}`);
+    assert.ok((await fs.stat(path.join(backupDir, 'database.pgdump'))).size > 0);
+  }
 });
 
 test('restore refuses a damaged backup, a wrong master key, and what is not a backup; --include-master-key carries the key', async (t) => {
@@ -87,7 +96,7 @@ test('restore refuses a damaged backup, a wrong master key, and what is not a ba
   assert.equal(notBackup.code, 1);
   assert.match(notBackup.stderr, /holds no manifest\.json/);
 
-  const wrongKey = await runCli(['restore', '--from', withKey], await testEnv(t));
+  const wrongKey = await runCli(['restore', '--from', withKey], await restoreTargetOf(t, env));
   assert.equal(wrongKey.code, 1);
   assert.match(wrongKey.stderr, /not the one this backup's files were sealed with/);
 
@@ -98,7 +107,7 @@ test('restore refuses a damaged backup, a wrong master key, and what is not a ba
   const bytes = await fs.readFile(blob);
   bytes[100]! ^= 1;
   await fs.writeFile(blob, bytes);
-  const keyless = await testEnv(t);
+  const keyless = await restoreTargetOf(t, env);
   delete keyless.MASTER_KEY;
   const refused = await runCli(['restore', '--from', damaged], keyless);
   assert.equal(refused.code, 1);
@@ -146,7 +155,7 @@ test('under umask 022 the data folder, the database, the master key and a backup
   assert.deepEqual(backedUp.sort(), [onPostgres ? 'database.pgdump' : 'database.sqlite', 'manifest.json', 'master.key']);
   for (const name of backedUp) assert.equal(await modeOf(path.join(backupDir, name)), 0o600, name);
 
-  const fresh = await testEnv(t, { DATA_DIR: path.join(root, 'restored') });
+  const fresh = await restoreTargetOf(t, env, { DATA_DIR: path.join(root, 'restored') });
   delete fresh.MASTER_KEY;
   const restored = await runCli(['restore', '--from', backupDir], fresh);
   assert.equal(restored.code, 0, restored.stderr);

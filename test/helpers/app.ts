@@ -80,6 +80,17 @@ async function isolatedPostgresUrl(t: TestContext, baseUrl: string): Promise<str
   return url.href;
 }
 
+/**
+ * A new, empty PostgreSQL database on the server of `url`, dropped after the test: `url` pointed
+ * at it, keeping its options (its search_path names a schema that is not there yet).
+ */
+export async function emptyDatabaseBeside(t: TestContext, url: string): Promise<string> {
+  const name = `linkvault_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await onPostgres(url, (client) => client.query(`create database ${name}`));
+  t.after(() => dropDatabase(url, name));
+  return databaseUrl(url, name);
+}
+
 let template: Promise<string> | undefined;
 let dropTemplate: (() => Promise<unknown>) | undefined;
 /** The next app's PostgreSQL copy, made while the current test runs. */

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import { emptyDatabaseBeside, testEnv } from './app.js';
 import { downloadOriginal, downloadToken, createLink } from './files.js';
 import { createHttpClient } from './http.js';
 import { runCli, startServerProcess } from './process.js';
@@ -32,4 +33,14 @@ export async function downloadThrough(url: string, apiKey: string, linkId: strin
   const { response, body } = await downloadOriginal(url, linkId, token);
   assert.equal(response.status, 200);
   return body;
+}
+
+/**
+ * The environment of a restore of `source`'s backup. On PostgreSQL a backup holds the source's
+ * schema, so the target is a database of its own whose search_path names that schema.
+ */
+export async function restoreTargetOf(t: TestContext, source: Record<string, string>, overrides: Record<string, string> = {}) {
+  const ownDatabase: Record<string, string> =
+    process.env.TEST_DATABASE_URL && source.DATABASE_URL ? { DATABASE_URL: await emptyDatabaseBeside(t, source.DATABASE_URL) } : {};
+  return testEnv(t, { ...ownDatabase, ...overrides });
 }
