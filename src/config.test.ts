@@ -99,7 +99,11 @@ test('WEBHOOK_CA_FILE must be a readable file of PEM certificates', async (t) =>
   const certificate = await selfSignedCertificate(t, 'hooks.internal', ['DNS:hooks.internal']);
   if (!certificate) return t.skip('openssl is not installed');
   const bundle = write('ca.pem', certificate.cert + certificate.cert);
-  assert.equal(loadConfig({ WEBHOOK_CA_FILE: bundle }).webhookCaFile, bundle);
+  assert.equal(
+    loadConfig({ WEBHOOK_CA_FILE: bundle }).webhookCa,
+    `${certificate.cert.trim()}\n${certificate.cert.trim()}`,
+    'the certificates, read once',
+  );
   refused(
     write('damaged.pem', certificate.cert + '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n'),
     'holds a certificate that cannot be read (number 2 of 2)',

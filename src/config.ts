@@ -40,8 +40,8 @@ export interface Config {
   viewsPerClientPerMinute: number;
   expiredRetentionDays: number;
   allowPrivateWebhooks: boolean;
-  /** A PEM file of certificates trusted beside the system's for outgoing webhooks (a receiver behind a private CA). */
-  webhookCaFile: string | undefined;
+  /** PEM certificates (from WEBHOOK_CA_FILE) trusted beside the system's for outgoing webhooks (a receiver behind a private CA). */
+  webhookCa: string | undefined;
   /** Lets an account's SMTP host be a private or loopback address (a single-company install, tests). */
   allowPrivateSmtp: boolean;
   /** Resolvers for custom-domain verification, as host:port; empty means the system's. */
@@ -184,8 +184,8 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
 const MAX_PEM_BYTES = 4 * 1024 * 1024;
 
 /**
- * A readable file of PEM certificates (a CA bundle), checked now: a wrong file would otherwise
- * show only later, as every delivery to the private endpoint failing its TLS handshake.
+ * The certificates of a readable PEM file (a CA bundle), read and checked now: a wrong file would
+ * otherwise show only later, as every delivery to the private endpoint failing its TLS handshake.
  */
 function certificatesFile(env: Env, name: string): string | undefined {
   const raw = env[name];
@@ -211,7 +211,7 @@ function certificatesFile(env: Env, name: string): string | undefined {
       throw refuse(`holds a certificate that cannot be read (number ${index + 1} of ${blocks.length})`);
     }
   });
-  return file;
+  return blocks.join('\n');
 }
 
 function storageConfig(env: Env, dataDir: string): StorageConfig {
@@ -340,7 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     viewsPerClientPerMinute: integer(env, 'VIEWS_PER_CLIENT_PER_MINUTE', 30, 1, 1_000_000),
     expiredRetentionDays: integer(env, 'EXPIRED_RETENTION_DAYS', 30, 0, 36500),
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS'),
-    webhookCaFile: certificatesFile(env, 'WEBHOOK_CA_FILE'),
+    webhookCa: certificatesFile(env, 'WEBHOOK_CA_FILE'),
     allowPrivateSmtp: flag(env, 'ALLOW_PRIVATE_SMTP'),
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),

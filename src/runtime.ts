@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
@@ -330,7 +329,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       masterKey,
       http: createSafeHttpClient({
         allowPrivateAddresses: config.allowPrivateWebhooks,
-        ca: config.webhookCaFile === undefined ? undefined : await readFile(config.webhookCaFile, 'utf8'),
+        ca: config.webhookCa,
       }),
       retryBaseMs: config.eventRetryBaseMs,
       maxAttempts: config.eventMaxAttempts,
