@@ -217,7 +217,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const invitations = createInvitationsService({ db, clock, publicUrl: config.publicUrl, audit, notify: notifications, apiKeys });
   const members = createMembersService({ db, clock, audit, accounts: accountRecords, sessions, apiKeys, invitations });
-  const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, apiKeys, audit });
+  const signInThrottle = createSignInThrottle(counter);
+  const twoFactor = createTwoFactorService({ db, clock, masterKey, users, members, sessions, apiKeys, audit, throttle: signInThrottle });
   const auth = createAuthService({
     db,
     clock,
@@ -230,7 +231,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     sessions,
     accounts: { ...accountRecords, open: accounts.open },
     audit,
-    throttle: createSignInThrottle(counter),
+    throttle: signInThrottle,
     mail: notifications,
     secondFactor: twoFactor,
     jobs,

@@ -84,11 +84,6 @@ test('two-factor: enrol, confirm, then sign-in asks for the code; a code works o
   const shown = JSON.stringify([(await first.client.get('/api/me')).body, (await first.client.get('/api/audit-log?limit=100')).body]);
   for (const value of [secret, ...recoveryCodes, first.client.sessionId!]) assert.ok(!shown.includes(value), 'no secret shown');
   assert.match(shown, /two_factor\.enabled/);
-
-  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: '000000' })).status, 400);
-  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: recoveryCodes[1]! })).status, 204);
-  assert.equal((await signIn(app, first.email)).status, 200, 'off: the password alone signs in');
-  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: recoveryCodes[2]! })).status, 409);
 });
 
 test('two-factor: a magic link asks for the code and can be retried with it', async (t) => {
@@ -116,6 +111,30 @@ test('two-factor: wrong codes with a magic link count like failed sign-ins (429 
   const blocked = await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, 1) });
   assert.equal(blocked.status, 429, 'the right code waits out the window too');
   assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+});
+
+test('two-factor: turned off with a recovery code; wrong codes count like failed sign-ins (429 past five, audited), so a stolen session cannot guess them', async (t) => {
+  const app = await startApp(t);
+  const first = await enrolled(app);
+  const wrongOfFirst = codeFrom(first.otpauthUri) === '000000' ? '111111' : '000000';
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: wrongOfFirst })).status, 400);
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: first.recoveryCodes[1]! })).status, 204);
+  assert.equal((await signIn(app, first.email)).status, 200, 'off: the password alone signs in');
+  assert.equal((await first.client.request('DELETE', '/api/me/two-factor', { code: first.recoveryCodes[2]! })).status, 409);
+
+  const person = await enrolled(app);
+  const wrong = codeFrom(person.otpauthUri) === '000000' ? '111111' : '000000';
+  const statuses: number[] = [];
+  for (let attempt = 0; attempt < 6; attempt++) statuses.push((await person.client.request('DELETE', '/api/me/two-factor', { code: wrong })).status);
+  assert.deepEqual(statuses, [400, 400, 400, 400, 400, 429]);
+  const blocked = await person.client.request('DELETE', '/api/me/two-factor', { code: person.recoveryCodes[0]! });
+  assert.equal(blocked.status, 429, 'a right code waits out the window too, and is not spent');
+  assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+  assert.equal((await signIn(app, person.email, codeFrom(person.otpauthUri, 1))).status, 429, 'the count is the sign-in one');
+  const entries = (await person.client.get<{ entries: { action: string; details: { reason?: string } }[] }>('/api/audit-log')).body.entries;
+  const failures = entries.filter((entry) => entry.action === 'sign_in.failed' && entry.details.reason === 'two-factor code to turn it off');
+  assert.equal(failures.length, 5, 'each wrong code is in the audit log');
+  assert.equal((await person.client.get<{ user: { twoFactor: boolean } }>('/api/me')).body.user.twoFactor, true, 'still on');
 });
 
 test('two-factor: accepting an invitation as a person who signs in asks for their code, and counts each try', async (t) => {

@@ -55,6 +55,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ twoFactor: TwoFactorSe
         tags,
         operationId: 'disableTwoFactor',
         summary: 'Turn two-factor sign-in off with a current code or a recovery code',
+        description: 'Each try counts like a sign-in: five failures for the person in 15 minutes answer 429, here and at sign-in.',
         body: CodeBody,
         response: { 204: Type.Null(), ...authErrors, 409: ErrorBody },
       },

@@ -48,8 +48,10 @@ export function createTwoFactorService(deps: {
   /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
   apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
   audit: Pick<AuditLog, 'record'>;
+  /** The sign-in throttle (auth's): a wrong code here counts as one at sign-in, so a stolen session cannot guess its way to turning the factor off. */
+  throttle: { begin(email: string, ip: string): Promise<void>; succeeded(email: string, ip: string): Promise<void> };
 }) {
-  const { db, clock, masterKey, users, members, sessions, apiKeys, audit } = deps;
+  const { db, clock, masterKey, users, members, sessions, apiKeys, audit, throttle } = deps;
   // The last time step each person's code was accepted at, so an overheard code cannot be used
   // again within its window. Kept in this process only: another replica could accept the same
   // code once more within 90 seconds, a risk accepted to keep sign-in free of a write per code.
@@ -139,16 +141,27 @@ export function createTwoFactorService(deps: {
       return codes;
     },
 
-    /** Turning it off takes a current code or a recovery code. */
+    /** Turning it off takes a current code or a recovery code; each try counts as a sign-in (429 past its limits), a wrong one is audited as a failed one. */
     async disable(principal: Principal, code: string): Promise<void> {
       const user = await personOf(principal);
       if (user.totp_confirmed_at === null) throw conflict('Two-factor sign-in is not on');
-      await db.transaction().execute(async (trx) => {
-        if (!(await verify(user, code, trx))) throw badRequest('The code is not right: enter a current code from your app or a recovery code');
+      await throttle.begin(user.email, principal.ip);
+      const disabled = await db.transaction().execute(async (trx) => {
+        if (!(await verify(user, code, trx))) return false;
         await users.setTwoFactor(user.id, null, null, trx);
         await deleteRecoveryCodes(trx, user.id);
         await audit.record(principal, { action: 'two_factor.disabled', target: { type: 'user', id: user.id } }, trx);
+        return true;
       });
+      if (!disabled) {
+        await audit.record(principal, {
+          action: 'sign_in.failed',
+          target: { type: 'user', id: user.id },
+          details: { reason: 'two-factor code to turn it off' },
+        });
+        throw badRequest('The code is not right: enter a current code from your app or a recovery code');
+      }
+      await throttle.succeeded(user.email, principal.ip);
       await forgetPrincipalsOf(user.id);
     },
 

@@ -277,7 +277,10 @@ export interface paths {
         put?: never;
         /** Start setting up two-factor sign-in: an otpauth URI and its QR code (SVG) for an authenticator app */
         post: operations["startTwoFactor"];
-        /** Turn two-factor sign-in off with a current code or a recovery code */
+        /**
+         * Turn two-factor sign-in off with a current code or a recovery code
+         * @description Each try counts like a sign-in: five failures for the person in 15 minutes answer 429, here and at sign-in.
+         */
         delete: operations["disableTwoFactor"];
         options?: never;
         head?: never;
