@@ -290,8 +290,9 @@ test('the purchase form is prefilled with the e-mail the visitor proved at the g
   assert.match(page.text, /name="email"[^>]*value="dana@example\.org"/);
 });
 
-test("a paid link inside a data room is bought within the room's session and returns there", async (t) => {
-  const { app, stripe } = await startAppWithStripe(t);
+test("a paid link inside a data room is bought within the room's session and returns there; its receipt names the room's path", async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
   const { owner, linkId } = await sellerWithPaidLink(app, stripe, 'the original');
   const room = (await owner.http.post('/api/links/room', { name: 'Deal room', children_ids: [linkId] })).body.id;
   const visitor = new VisitorClient(app.url);
@@ -318,6 +319,15 @@ test("a paid link inside a data room is bought within the room's session and ret
     'an unpaid session gets nothing',
   );
   assert.equal((await downloadWithSession(app, linkId, sessionId)).body.toString(), 'the original', "the API's path, by the link's id, too");
+
+  // The receipt's link downloads from the room's path: the buyer, or whoever the mail reaches, never learns the link's id.
+  const receipt = await smtp.waitFor('buyer@example.net');
+  assert.ok(!receipt.text.includes(linkId) && !String(receipt.html).includes(linkId), "the receipt does not name the link's own id");
+  const receiptUrl = /(http\S+download-original\?token=\S+)/.exec(receipt.text)![1]!;
+  assert.ok(receiptUrl.startsWith(`${app.url}${child}/download-original?token=`), receiptUrl);
+  const fromReceipt = await fetch(receiptUrl);
+  assert.equal(fromReceipt.status, 200);
+  assert.equal(await fromReceipt.text(), 'the original');
 });
 
 test("a buyer keeps the original after the owner deactivates the link or it expires; an owner's token does not", async (t) => {

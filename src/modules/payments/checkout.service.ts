@@ -22,6 +22,13 @@ const CHECKOUT_LIFETIME_SECONDS = 3600;
 
 const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
 
+/**
+ * Where a buyer's receipt downloads the original: the API's path by the link's id, or, for a file
+ * bought inside data room `roomId`, the room's path, which names it without its own id.
+ */
+export const receiptDownloadPath = (linkId: string, roomId?: string) =>
+  roomId ? `${viewerPathOf(linkId, roomId)}/download-original` : `/api/links/${linkId}/download-original`;
+
 /** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
 export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPurchase | null {
   const linkId = session.metadata?.link_id;
@@ -58,9 +65,10 @@ export function createCheckoutService(deps: {
   /**
    * Starts a checkout for `link`, whose viewing the caller has already checked. A destination
    * charge: the buyer pays the platform, the owner's connected account receives the price less the fee.
-   * `returnPath` is the viewer page the buyer comes back to.
+   * The buyer comes back to the link's viewer page, inside data room `roomId` when bought there:
+   * the receipt then names the file by its room path too, never by the link's own id.
    */
-  async function createCheckout(link: LinkRow, rawEmail: string, returnPath: string): Promise<{ url: string }> {
+  async function createCheckout(link: LinkRow, rawEmail: string, roomId?: string): Promise<{ url: string }> {
     // Not for sale is the answer whether or not payments are configured: a free link's page never meets a 503.
     const price = salePriceOf(link);
     if (!price) throw unprocessable('This document is not for sale');
@@ -70,8 +78,8 @@ export function createCheckoutService(deps: {
     const destination = await sellers.sellerAccountOf(link.account_id);
     if (!destination) throw unprocessable(CANNOT_SELL);
     const fee = Math.floor((price.amount * platformFeePercent) / 100);
-    const metadata = { link_id: link.id, link_version: String(link.version) };
-    const returnUrl = `${await viewerBase(link.account_id)}${returnPath}`;
+    const metadata = { link_id: link.id, link_version: String(link.version), ...(roomId && { room_id: roomId }) };
+    const returnUrl = `${await viewerBase(link.account_id)}${viewerPathOf(link.id, roomId)}`;
     const session = await callStripe(
       () =>
         client.checkout.sessions.create({
@@ -104,7 +112,7 @@ export function createCheckoutService(deps: {
      */
     async checkoutOnPage(linkId: string, visitor: Visitor, email: string): Promise<{ url: string }> {
       const { link, room } = await visits.requireSession(linkId, visitor);
-      return createCheckout(link, email, viewerPathOf(link.id, room?.id));
+      return createCheckout(link, email, room?.id);
     },
 
     /** A checkout for a visitor holding a view session of the link itself (403 otherwise). */
@@ -113,7 +121,7 @@ export function createCheckoutService(deps: {
       const { link, state } = await visits.inspect(linkId, visitor);
       if (!link) throw notFound('Link');
       if (state.step !== 'session') throw forbidden('Open the link and pass its checks before buying it');
-      return createCheckout(link, email, viewerPathOf(link.id));
+      return createCheckout(link, email);
     },
 
     /**

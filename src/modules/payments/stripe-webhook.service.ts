@@ -5,7 +5,7 @@ import { badRequest, serviceUnavailable } from '../../core/errors.js';
 import type { DownloadsService } from '../downloads/downloads.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
-import { PURCHASE_DOWNLOADS, PURCHASE_WINDOW_MS, purchaseOf } from './checkout.service.js';
+import { PURCHASE_DOWNLOADS, PURCHASE_WINDOW_MS, purchaseOf, receiptDownloadPath } from './checkout.service.js';
 import type { StripeConnect } from './connect.service.js';
 import { claimStripeEvent, insertPurchase } from './payments.repo.js';
 import { requireStripe, type Stripe } from './stripe-client.js';
@@ -82,7 +82,7 @@ export function createStripeWebhook(deps: {
           email: purchase.email,
           amount: purchase.amount,
           currency: purchase.currency,
-          downloadUrl: `${publicUrl}/api/links/${link.id}/download-original?token=${encodeURIComponent(token)}`,
+          downloadUrl: `${publicUrl}${receiptDownloadPath(link.id, session.metadata?.room_id)}?token=${encodeURIComponent(token)}`,
           downloads: PURCHASE_DOWNLOADS,
           expiresAt,
         },
