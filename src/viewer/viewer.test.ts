@@ -275,7 +275,7 @@ test('password gate: an IPv6 client is counted by its /64, since it may pick a n
   );
 });
 
-test('password gate: all clients together get 100 wrong tries per link and hour', async (t) => {
+test('password gate: all clients together get 100 wrong tries per link, password and hour; a new password lets visitors in again', async (t) => {
   const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'secret', 's.txt', { addPassword: '1', password: 'correct horse' });
@@ -288,6 +288,12 @@ test('password gate: all clients together get 100 wrong tries per link and hour'
   assert.equal(refused.status, 429, 'the 101st try on the link waits, even with the right password');
   assert.match(refused.text, /this document/);
   assert.equal((await from(100).post(`/v/${other}/password`, { password: 'correct horse' })).status, 303, 'other links are not affected');
+  assert.match(refused.text, /ask the sender for a new password/, 'the visitor is told the remedy');
+
+  // The owner's remedy: the tries were on the old password, the new one has a window of its own.
+  assert.equal((await http.patch(`/api/links/${id}/password`, { password: 'battery staple' })).status, 200);
+  assert.equal((await from(101).post(`/v/${id}/password`, { password: 'battery staple' })).status, 303, 'a new password is checked at once');
+  assert.equal((await from(102).post(`/v/${id}/password`, { password: 'correct horse' })).status, 422, 'the old one is only wrong now');
 });
 
 test('approval gate and the owner API: request, list, approve or deny, pending count', async (t) => {

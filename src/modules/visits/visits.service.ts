@@ -491,7 +491,10 @@ export function createVisitsService(deps: {
       const { link, roomVisit } = await atStep(linkId, visitor, ['password']);
       // Every try takes a place in both windows before the (slow) check, so parallel guesses cannot
       // overtake the limits; a right password gives its places back: only wrong tries count. The
-      // link's own window bounds guessing from many addresses (a botnet, an IPv6 network).
+      // link's own window bounds guessing from many addresses (a botnet, an IPv6 network), so it
+      // refuses the right password too once full: strangers can then keep new visitors waiting.
+      // It counts the tries on this password (its hash, salted afresh each time one is set), so the
+      // owner's remedy is a new password, which starts with a window of its own.
       const windows = [
         {
           key: `pw:${link.id}:${clientNetworkOf(visitor.ip)}`,
@@ -499,9 +502,9 @@ export function createVisitsService(deps: {
           message: 'Too many wrong passwords; try again in a few minutes',
         },
         {
-          key: `pw-link:${link.id}`,
+          key: `pw-link:${link.id}:${sha256Hex(link.password_hash!).slice(0, 16)}`,
           ...PASSWORD_TRIES_PER_LINK,
-          message: 'Too many wrong passwords have been tried on this document; try again later',
+          message: 'Too many wrong passwords have been tried on this document; try again later, or ask the sender for a new password',
         },
       ];
       await takePlaces(windows);
