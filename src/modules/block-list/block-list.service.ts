@@ -13,9 +13,16 @@ export interface BlockList {
 const parseList = (json: string) => JSON.parse(json) as string[];
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
 
-/** Whether `email` (lower-case) is named by the lists, as an address or by its domain or a parent domain of it. */
+/** The address without its subaddress: most providers deliver `eve+x@corp.example` to `eve@corp.example`. */
+const withoutSubaddress = (email: string) => email.replace(/\+[^@]*(?=@[^@]*$)/, '');
+
+/**
+ * Whether `email` (lower-case) is named by the lists: as an address, with or without a `+tag`
+ * (which reaches the same mailbox, so a code sent there would reach a blocked person), or by its
+ * domain or a parent domain of it.
+ */
 export function listsName(lists: BlockList, email: string): boolean {
-  if (lists.emails.includes(email)) return true;
+  if (lists.emails.includes(email) || lists.emails.includes(withoutSubaddress(email))) return true;
   const domain = domainOf(email);
   return lists.domains.some((blocked) => domain === blocked || domain.endsWith(`.${blocked}`));
 }

@@ -51,14 +51,14 @@ test("block lists: the link's and the account's refuse addresses and domains at 
   const coded = await createLink(http, pdf, 'Coded.pdf', { requiresOtp: '1', allowedDomains: 'example.org,rival.example' });
   const approved = await createLink(http, pdf, 'Approved.pdf', { requiresApproval: '1' });
 
-  for (const email of ['eve@example.org', 'mallory@rival.example', 'ceo@eu.rival.example']) {
+  for (const email of ['eve@example.org', 'eve+view@example.org', 'mallory@rival.example', 'ceo@eu.rival.example']) {
     const { page } = await giveEmail(app.url, asked, email);
     assert.equal(page.status, 403, email);
     assert.match(page.text, /Access denied/);
     assert.doesNotMatch(page.text, /block|rival/i, 'the page does not say why');
   }
   assert.equal((await giveEmail(app.url, asked, 'ana@example.org')).page.status, 200);
-  assert.equal((await http.get(`/api/links/${asked}/analytics`)).body.blockedAttempts, 3);
+  assert.equal((await http.get(`/api/links/${asked}/analytics`)).body.blockedAttempts, 4);
 
   // The account's list: an admin sets it; a member reads it but may not change it.
   const member = await signedInPerson(app, accountId, 'member');
@@ -84,6 +84,11 @@ test("block lists: the link's and the account's refuse addresses and domains at 
   assert.equal((await allowed.get(`/v/${coded}`)).status, 200, 'the view opens');
   assert.equal((await allowed.get(`/v/${coded}/pages.json`)).status, 200);
   assert.ok(!smtp.received.some((message) => message.to.includes('bob@example.org')), 'no code was sent to the blocked address');
+  const tagged = new VisitorClient(app.url);
+  await tagged.get(`/v/${coded}`);
+  await tagged.post(`/v/${coded}/otp`, { email: 'bob+deal@example.org' });
+  assert.match((await tagged.get(`/v/${coded}`)).text, /Access denied/, "a +tag reaches the same mailbox: it is the blocked person's address");
+  assert.ok(!smtp.received.some((message) => message.to.includes('bob+deal@example.org')), 'no code was sent to it');
 
   // Approval: no request is opened for a blocked address.
   const approvalVisitor = new VisitorClient(app.url);
