@@ -12,7 +12,14 @@ import { assertNotSoldOnly, documentView, isWatermarked, presentationOf, purchas
 import { createDocumentsService, type DocumentContent } from './documents.service.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0);
-const session: VisitorSession = { email: 'ana@example.com', ip: '203.0.113.7', viewId: 'K3Y9QZ', startedAt: NOW, expiresAt: NOW + 3_600_000 };
+const session: VisitorSession = {
+  visitId: 1,
+  email: 'ana@example.com',
+  ip: '203.0.113.7',
+  viewId: 'K3Y9QZ',
+  startedAt: NOW,
+  expiresAt: NOW + 3_600_000,
+};
 
 function linkRow(fields: Partial<LinkRow> = {}): LinkRow {
   return {

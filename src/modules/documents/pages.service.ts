@@ -59,6 +59,8 @@ const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
 const CONCURRENT_STAMPS = Math.max(2, availableParallelism());
 /** Each visit's mark, drawn once per page size (the inked pixels of one copy: tens of KB). */
 const SPRITE_CACHE_BYTES = 16 * 1024 * 1024;
+/** What a view's stamped images are cached under: its short id alone could repeat in another visit, which would then get its stamps. */
+const viewKeyOf = (session: VisitorSession) => `${session.visitId}:${session.viewId}`;
 
 /** Least recently used entries go first once their bytes pass `limitBytes`. */
 function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
@@ -112,7 +114,7 @@ export function createPagesService(deps: {
    * page and thumbnail of a visit alike, as the visit's row in the link's analytics.
    */
   function spriteFor(session: VisitorSession, width: number, height: number): Promise<StampSprite> {
-    const key = `${session.viewId}:${width}x${height}`;
+    const key = `${viewKeyOf(session)}:${width}x${height}`;
     const drawn = sprites.get(key);
     if (drawn) return Promise.resolve(drawn);
     let pending = drawing.get(key);
@@ -202,7 +204,7 @@ export function createPagesService(deps: {
       const visible = document && visibleCount(document, link);
       if (!document || visible === null || visible === undefined || number > visible) throw notFound(`Page ${number}`);
       if (!isWatermarked(link, room)) return { bytes: await readImage(document, number, kind), mime: 'image/webp' };
-      const key = `${session.viewId}:${document.id}:${number}:${kind}`;
+      const key = `${viewKeyOf(session)}:${document.id}:${number}:${kind}`;
       let image = stamped.get(key);
       if (!image) {
         const clean = await readImage(document, number, kind, true);

@@ -174,6 +174,33 @@ test("a watermarked visit's page URLs name its view, so a browser's cache never 
   assert.deepEqual(await urlsOfVisit(clean), await urlsOfVisit(clean), 'clean pages keep one URL, cached across visits');
 });
 
+test("two visits whose short view ids happen to match never get each other's stamped pages", async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const marked = await createLink(http, await makePdf(1), 'Marked.pdf', { hasWatermark: '1' });
+  await documentOf(http, marked);
+  const visitFrom = async (ip: string) => {
+    const visitor = new VisitorClient(app.url, { 'x-forwarded-for': ip });
+    assert.equal((await visitor.get(`/v/${marked}`)).status, 200);
+    return visitor;
+  };
+  const [ana, bob] = [await visitFrom('203.0.113.1'), await visitFrom('203.0.113.2')];
+  // 36^6 ids: rare, but two live views can draw the same one; here the second is given the first's.
+  const db = app.runtime.database.db;
+  const [first] = await db.selectFrom('visits').select('view_id').where('ip', '=', '203.0.113.1').execute();
+  await db.updateTable('visits').set({ view_id: first!.view_id }).where('ip', '=', '203.0.113.2').execute();
+
+  const pageOf = async (visitor: VisitorClient) => {
+    const path = `/v/${marked}/pages/1?v=1&view=${first!.view_id}`;
+    const response = await fetch(`${app.url}${path}`, { headers: visitor.headersFor(path) });
+    assert.equal(response.status, 200);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  const anasPage = await pageOf(ana);
+  const bobsPage = await pageOf(bob);
+  assert.notDeepEqual(bobsPage, anasPage, "the second visit's page is stamped for it, not taken from the first's");
+});
+
 test('a replacement is rendered while visitors still see the old pages; a corrupt file ends failed and the link still answers', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

@@ -12,6 +12,8 @@ export interface Visitor {
 
 /** Who holds a view session: what the watermark names and the purchase form pre-fills. */
 export interface VisitorSession {
+  /** the visit's own row: with `viewId`, what names this view alone (the short id may repeat across visits) */
+  visitId: number;
   email: string | null;
   ip: string;
   /** the short id the watermark carries */

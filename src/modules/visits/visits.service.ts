@@ -44,6 +44,7 @@ const linkGone = () => notFound('Link');
 const roomIdOf = (visitor: Visitor) => visitor.room?.id ?? null;
 
 const visitorSessionOf = (visit: VisitRow): VisitorSession => ({
+  visitId: visit.id,
   email: visit.email,
   ip: visit.ip,
   viewId: visit.view_id ?? '',
