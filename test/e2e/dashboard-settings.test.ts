@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openScreen, openSection, PHONE, signedInDashboard, VIEWPORTS } from '../helpers/dashboard.js';
@@ -264,7 +265,7 @@ test("password: a wrong current password shows the API's sentence beside the fie
   await checkScreen(page, 'settings-password-error');
 });
 
-test('two-factor enrolment shows a QR code; sessions mark the current one', async (t) => {
+test('two-factor enrolment shows a QR code and asks for the password too; sessions mark the current one', async (t) => {
   const app = await startApp(t);
   const { page } = await signedInDashboard(t, app, { role: 'owner' });
   await openSection(page, app, 'two-factor');
@@ -272,10 +273,23 @@ test('two-factor enrolment shows a QR code; sessions mark the current one', asyn
   const qr = page.getByRole('img', { name: 'QR code to scan with your authenticator app' });
   await qr.waitFor();
   assert.ok(((await qr.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)) as number) > 0, 'the QR code is drawn');
-  await page.getByLabel('Code from the app').fill('000000');
+  const secret = (await page.locator('.settings-secret').textContent())!.trim();
+  const authenticator = new TOTP({ secret: Secret.fromBase32(secret) });
+  await page.getByLabel('Code from the app').fill(authenticator.generate());
+  await page.getByLabel('Current password').fill('not the password');
   await page.getByRole('button', { name: 'Turn on' }).click();
-  await page.locator('.field-error').waitFor();
+  const refused = page.locator('.field-error', { hasText: 'The password is not right' });
+  await refused.waitFor();
+  assert.equal(
+    await refused.evaluate((error) => error.closest('.field')?.querySelector('input')?.type),
+    'password',
+    "the API's sentence stands beside the password",
+  );
   await checkScreen(page, 'settings-two-factor');
+
+  await page.getByLabel('Current password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Turn on' }).click();
+  await page.getByText('Your recovery codes').first().waitFor();
 
   await openSection(page, app, 'sessions');
   const current = page.locator('.settings-row', { hasText: 'This browser' });

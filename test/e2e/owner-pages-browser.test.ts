@@ -157,7 +157,7 @@ test('sign-in page: what single sign-on sends back, its link once configured, an
   await api.post('/api/auth/sign-in', { email: careful.email, password: TEST_PASSWORD });
   const otpauthUri = (await api.post('/api/me/two-factor')).body.otpauthUri as string;
   const authenticator = URI.parse(otpauthUri) as TOTP;
-  assert.equal((await api.post('/api/me/two-factor/confirm', { code: authenticator.generate() })).status, 200);
+  assert.equal((await api.post('/api/me/two-factor/confirm', { code: authenticator.generate(), password: TEST_PASSWORD })).status, 200);
   await signIn(page, app.url, careful.email, TEST_PASSWORD);
   const code = page.getByLabel('Two-factor code', { exact: true });
   await code.waitFor();
@@ -297,7 +297,7 @@ test('invitation: the mailed link joins the account in its brand and role; a per
   const api = createSessionClient(app.url);
   await api.post('/api/auth/sign-in', { email: sam.email, password: TEST_PASSWORD });
   const authenticator = URI.parse((await api.post('/api/me/two-factor')).body.otpauthUri as string) as TOTP;
-  assert.equal((await api.post('/api/me/two-factor/confirm', { code: authenticator.generate() })).status, 200);
+  assert.equal((await api.post('/api/me/two-factor/confirm', { code: authenticator.generate(), password: TEST_PASSWORD })).status, 200);
   assert.equal((await northwind.http.post('/api/invitations', { email: sam.email, role: 'member' })).status, 201);
   const samsPage = await ownerPage(t, PHONE);
   await samsPage.goto(app.url + linkIn(await smtp.waitFor(sam.email), /\/invite\/[0-9A-Za-z]+/));

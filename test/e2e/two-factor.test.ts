@@ -20,7 +20,7 @@ async function enrolled(app: TestApp, role: 'owner' | 'member' = 'owner') {
   const { otpauthUri, qrCodeSvg } = started.body as { otpauthUri: string; qrCodeSvg: string };
   assert.match(otpauthUri, /^otpauth:\/\/totp\/linkvault:.+\?.*secret=[A-Z2-7]+/);
   assert.match(qrCodeSvg, /^<svg[\s\S]*<\/svg>\s*$/);
-  const confirmed = await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri) });
+  const confirmed = await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri), password: TEST_PASSWORD });
   assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
   const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
   return { ...person, accountId, accountEmail, otpauthUri, recoveryCodes };
@@ -53,9 +53,20 @@ test('two-factor: enrol, confirm, then sign-in asks for the code; a code works o
   assert.equal(wrongBefore.status, 409, 'nothing to confirm before enrolment starts');
   const started = await first.client.post('/api/me/two-factor');
   const { otpauthUri } = started.body as { otpauthUri: string };
-  const wrong = await first.client.post('/api/me/two-factor/confirm', { code: '000000' === codeFrom(otpauthUri) ? '111111' : '000000' });
+  const wrong = await first.client.post('/api/me/two-factor/confirm', {
+    code: '000000' === codeFrom(otpauthUri) ? '111111' : '000000',
+    password: TEST_PASSWORD,
+  });
   assert.equal(wrong.status, 400);
-  const confirmed = await first.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri) });
+  // A session alone cannot put a factor on the person: their password is asked too, and a wrong one counts like a failed sign-in.
+  const withoutPassword = await first.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri) });
+  assert.equal(withoutPassword.status, 400);
+  assert.match(withoutPassword.body.error, /current password/);
+  const wrongPassword = await first.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri), password: 'not the password' });
+  assert.equal(wrongPassword.status, 422);
+  assert.equal(wrongPassword.body.error, 'The password is not right');
+  assert.equal((await first.client.get('/api/me')).body.user.twoFactor, false, 'still off');
+  const confirmed = await first.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri), password: TEST_PASSWORD });
   assert.equal(confirmed.status, 200);
   const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
   assert.equal(recoveryCodes.length, 10);
@@ -181,7 +192,7 @@ test('REQUIRE_2FA: owners and admins enrol before anything else; members are not
   assert.equal((await owner.client.get('/api/me')).status, 200, 'who am I stays open');
   const started = await owner.client.post('/api/me/two-factor');
   assert.equal(started.status, 200);
-  const confirmed = await owner.client.post('/api/me/two-factor/confirm', { code: codeFrom(started.body.otpauthUri) });
+  const confirmed = await owner.client.post('/api/me/two-factor/confirm', { code: codeFrom(started.body.otpauthUri), password: TEST_PASSWORD });
   assert.equal(confirmed.status, 200);
   assert.equal((await owner.client.get('/api/links')).status, 200);
 
@@ -195,7 +206,7 @@ test("REQUIRE_2FA: a key is judged by its maker's second factor; a key of the co
   const people = [await signedInPerson(app, accountId, 'owner'), await signedInPerson(app, accountId, 'admin')];
   for (const person of people) {
     const uri = (await person.client.post('/api/me/two-factor')).body.otpauthUri as string;
-    assert.equal((await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(uri) })).status, 200);
+    assert.equal((await person.client.post('/api/me/two-factor/confirm', { code: codeFrom(uri), password: TEST_PASSWORD })).status, 200);
     const key = app.http((await person.client.post('/api/api-keys', { name: 'script' })).body.api_key.key);
     assert.equal((await key.get('/api/links')).status, 200, 'with two-factor on, their key works');
 

@@ -19,7 +19,16 @@ const Code = Type.String({ minLength: 1, maxLength: 40 });
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
 export const MeBody = Type.Object({
-  user: Type.Union([Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), twoFactor: Type.Boolean() }), Type.Null()]),
+  user: Type.Union([
+    Type.Object({
+      id: Type.Integer(),
+      email: Type.String(),
+      name: Type.String(),
+      twoFactor: Type.Boolean(),
+      hasPassword: Type.Boolean({ description: 'false for a person who signs in only by single sign-on or e-mailed links' }),
+    }),
+    Type.Null(),
+  ]),
   account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: Type.String() }),
   role: Role,
   accounts: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: Role })),

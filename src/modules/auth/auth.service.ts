@@ -495,7 +495,13 @@ export function createAuthService(deps: {
       const user = await users.byId(principal.actor.id);
       if (!user) throw unauthorized('Your session has ended: sign in again');
       return {
-        user: { id: user.id, email: user.email, name: user.name, twoFactor: user.totp_confirmed_at !== null },
+        user: {
+          id: user.id,
+          email: user.email,
+          name: user.name,
+          twoFactor: user.totp_confirmed_at !== null,
+          hasPassword: user.password_hash !== null,
+        },
         account: { id: principal.accountId, name: account?.name ?? account?.email ?? '', plan: principal.plan },
         role: principal.role,
         accounts: await members.accountsOf(user.id),

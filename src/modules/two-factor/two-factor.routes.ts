@@ -3,10 +3,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cookieValue, principalOf } from '../../core/auth.js';
 import { ErrorBody, authErrors } from '../../core/schemas.js';
 import type { OwnerSessionCookie } from '../../core/web/owner-session-cookie.js';
+import { PASSWORD_MAX } from '../users/users.service.js';
 import type { TwoFactorService } from './two-factor.service.js';
 
 const tags = ['Sign-in'];
-const CodeBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40, description: 'six digits from the app, or a recovery code' }) });
+const Code = Type.String({ minLength: 1, maxLength: 40, description: 'six digits from the app, or a recovery code' });
+const CodeBody = Type.Object({ code: Code });
+const ConfirmBody = Type.Object({
+  code: Code,
+  password: Type.Optional(
+    Type.String({ minLength: 1, maxLength: PASSWORD_MAX, description: 'the current password: required of a person who has one' }),
+  ),
+});
 
 /** /api/me/two-factor: the signed-in person's own second factor (open before enrolment when REQUIRE_2FA asks for it). */
 export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ twoFactor: TwoFactorService; cookie: OwnerSessionCookie }> = async (
@@ -37,13 +45,14 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ twoFactor: TwoFactorSe
         tags,
         operationId: 'confirmTwoFactor',
         summary: 'Turn two-factor sign-in on with a code from the app; answers ten recovery codes, shown this once',
-        description: "The person's other sessions end.",
-        body: CodeBody,
-        response: { 200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }), ...authErrors, 409: ErrorBody },
+        description:
+          "A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). The person's other sessions end.",
+        body: ConfirmBody,
+        response: { 200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }), ...authErrors, 409: ErrorBody, 422: ErrorBody },
       },
     },
     async (request) => ({
-      recoveryCodes: await twoFactor.confirm(principalOf(request), request.body.code, cookieValue(request.headers.cookie, cookie.name)),
+      recoveryCodes: await twoFactor.confirm(principalOf(request), request.body, cookieValue(request.headers.cookie, cookie.name)),
     }),
   );
 

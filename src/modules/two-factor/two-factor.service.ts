@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
 import type { Principal } from '../../core/auth.js';
-import { badRequest, conflict, notFound, unauthorized } from '../../core/errors.js';
+import { badRequest, conflict, notFound, unauthorized, unprocessable } from '../../core/errors.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
@@ -42,7 +42,7 @@ export function createTwoFactorService(deps: {
   db: Db;
   clock: Clock;
   masterKey: Buffer;
-  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor'>;
+  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor' | 'withPassword'>;
   members: Pick<MembersService, 'accountsOf'>;
   sessions: Pick<SessionsService, 'endAllOf' | 'forgetUser'>;
   /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
@@ -97,6 +97,24 @@ export function createTwoFactorService(deps: {
     return code.length === 10 && spendRecoveryCode(executor, user.id, sha256Hex(code), clock());
   }
 
+  /** A wrong password or code given here, in the audit log as a failed sign-in is. */
+  const recordFailure = (principal: Principal, user: UserRow, reason: string) =>
+    audit.record(principal, { action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason } });
+
+  /**
+   * The person's current password, so that a session alone cannot put a factor of its own on them
+   * (the person would then be locked out). Counted like a sign-in: 429 past its limits.
+   */
+  async function provePassword(principal: Principal, user: UserRow, password: string | undefined): Promise<void> {
+    if (password === undefined) throw badRequest('Enter your current password to turn on two-factor sign-in');
+    await throttle.begin(user.email, principal.ip);
+    if (!(await users.withPassword(user.email, password))) {
+      await recordFailure(principal, user, 'password to turn on two-factor');
+      throw unprocessable('The password is not right');
+    }
+    await throttle.succeeded(user.email, principal.ip);
+  }
+
   async function personOf(principal: Principal): Promise<UserRow> {
     const user = principal.actor.type === 'user' ? await users.byId(principal.actor.id) : undefined;
     if (!user) throw unauthorized('Your session has ended: sign in again');
@@ -116,12 +134,17 @@ export function createTwoFactorService(deps: {
       return { otpauthUri, qrCodeSvg: await qrcode().toString(otpauthUri, { type: 'svg', margin: 1 }) };
     },
 
-    /** A code from the app turns two-factor on; the recovery codes are shown this once; the person's other sessions end. */
-    async confirm(principal: Principal, code: string, currentSessionId: string | undefined): Promise<string[]> {
+    /**
+     * A code from the app turns two-factor on, with the person's password when they have one; the
+     * recovery codes are shown this once; the person's other sessions end.
+     */
+    async confirm(principal: Principal, input: { code: string; password?: string }, currentSessionId: string | undefined): Promise<string[]> {
       const user = await personOf(principal);
       if (!user.totp_secret || user.totp_confirmed_at !== null) {
         throw conflict('No two-factor set-up is under way: start one with POST /api/me/two-factor');
       }
+      if (user.password_hash !== null) await provePassword(principal, user, input.password);
+      const { code } = input;
       const step = matchingStep(user, cleaned(code));
       if (step === null || !acceptStep(user.id, step)) {
         throw badRequest('The code is not right: enter the six digits your authenticator app shows now');
@@ -154,11 +177,7 @@ export function createTwoFactorService(deps: {
         return true;
       });
       if (!disabled) {
-        await audit.record(principal, {
-          action: 'sign_in.failed',
-          target: { type: 'user', id: user.id },
-          details: { reason: 'two-factor code to turn it off' },
-        });
+        await recordFailure(principal, user, 'two-factor code to turn it off');
         throw badRequest('The code is not right: enter a current code from your app or a recovery code');
       }
       await throttle.succeeded(user.email, principal.ip);

@@ -298,7 +298,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code from the app; answers ten recovery codes, shown this once
-         * @description The person's other sessions end.
+         * @description A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). The person's other sessions end.
          */
         post: operations["confirmTwoFactor"];
         delete?: never;
@@ -1509,6 +1509,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -1630,6 +1632,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -1851,6 +1855,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2208,6 +2214,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2327,6 +2335,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2438,6 +2448,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2631,6 +2643,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2728,6 +2742,8 @@ export interface operations {
                             email: string;
                             name: string;
                             twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -3135,6 +3151,8 @@ export interface operations {
                 "application/json": {
                     /** @description six digits from the app, or a recovery code */
                     code: string;
+                    /** @description the current password: required of a person who has one */
+                    password?: string;
                 };
             };
         };
@@ -3185,6 +3203,17 @@ export interface operations {
             };
             /** @description Every error response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -109,6 +109,8 @@ export const settings = {
   'settings.twoFactor.manual': 'Or type this key into it:',
   'settings.twoFactor.enterCode': 'Enter the six-digit code the app shows.',
   'settings.twoFactor.code': 'Code from the app',
+  'settings.twoFactor.password': 'Current password',
+  'settings.twoFactor.passwordHint': 'So that only you can turn it on.',
   'settings.twoFactor.confirm': 'Turn on',
   'settings.twoFactor.recoveryTitle': 'Your recovery codes',
   'settings.twoFactor.recoveryText':

@@ -4,6 +4,7 @@ import { invalidate, useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { useMe } from '../../session.js';
 import { CopyButton } from '../../ui/copy-button.js';
+import { fieldOfError } from '../link/link-data.js';
 import { FormError, TextField } from '../../ui/forms.js';
 import { Chip, Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
@@ -37,10 +38,16 @@ export function TwoFactorSection() {
 }
 
 function EnrolTwoFactor({ onConfirmed }: { onConfirmed: (codes: string[]) => void }) {
+  const me = useMe();
+  const asksPassword = me.user?.hasPassword ?? false;
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const start = useMutation(() => ok(api.POST('/api/me/two-factor')));
-  const confirm = useMutation(() => ok(api.POST('/api/me/two-factor/confirm', { body: { code: code.trim() } })));
+  const confirm = useMutation(() => ok(api.POST('/api/me/two-factor/confirm', { body: { code: code.trim(), ...(asksPassword && { password }) } })));
+  const message = confirm.error?.message;
+  const errorOf = (field: 'code' | 'password') =>
+    message && (fieldOfError(message, ['password', 'code']) ?? 'code') === field ? message : undefined;
 
   if (!enrolment) {
     return (
@@ -89,10 +96,22 @@ function EnrolTwoFactor({ onConfirmed }: { onConfirmed: (codes: string[]) => voi
           required
           value={code}
           onValue={setCode}
-          error={confirm.error?.message}
+          error={errorOf('code')}
         />
+        {asksPassword && (
+          <TextField
+            label={t('settings.twoFactor.password')}
+            hint={t('settings.twoFactor.passwordHint')}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onValue={setPassword}
+            error={errorOf('password')}
+          />
+        )}
         <div class="form-actions">
-          <button type="submit" class="button" disabled={confirm.busy || code.trim() === ''}>
+          <button type="submit" class="button" disabled={confirm.busy || code.trim() === '' || (asksPassword && password === '')}>
             {t('settings.twoFactor.confirm')}
           </button>
         </div>
