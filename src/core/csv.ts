@@ -1,7 +1,8 @@
 export type CsvCell = string | number | null;
 
-// A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
-const FORMULA_START = /^[=+\-@\t\r]/;
+// A spreadsheet runs a cell starting with one of these as a formula (CSV injection); some trim
+// leading spaces on import first, so spaces before one count too.
+const FORMULA_START = /^[\t\r]|^\s*[=+\-@]/;
 
 function csvCell(value: CsvCell): string {
   if (value === null) return '';

@@ -373,6 +373,8 @@ test('CSV cells are quoted where needed and never start a formula', async () => 
     ['=HYPERLINK("http://evil", "x")', 9],
     ['Mozilla;=1+1', 10],
     ['a\t=1+1', 11],
+    ['  =1+1', 12],
+    [' \n@cmd', 13],
   ];
   let text = '';
   const pages = csvByPages({ header: ['name', 'n'], pageSize: 100, readPage: async () => rows, cursorAfter: () => 0, cells: (row) => row });
@@ -394,6 +396,8 @@ test('CSV cells are quoted where needed and never start a formula', async () => 
       `"'=HYPERLINK(""http://evil"", ""x"")",9`,
       '"Mozilla;=1+1",10',
       '"a\t=1+1",11',
+      "'  =1+1,12",
+      `"' \n@cmd",13`,
       '',
     ].join('\r\n'),
   );
