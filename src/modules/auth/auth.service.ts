@@ -215,7 +215,7 @@ export function createAuthService(deps: {
    * try counts in the sign-in throttle (429 past its limits) and is given back on success.
    */
   function provePerson(email: string, proof: { password: string; code?: string }, client: Client, refusal: () => AppError = signInRefused) {
-    return countedTry(email, client, async () => {
+    return throttle.counted(email, client.ip, async () => {
       const user = await users.withPassword(email, proof.password);
       if (!user) {
         await recordFailure(email, client, 'password');
@@ -224,14 +224,6 @@ export function createAuthService(deps: {
       await assertSecondFactor(user, proof.code, client);
       return user;
     });
-  }
-
-  /** A sign-in try: counted in the throttle before `attempt` runs (429 past its limits), given back when it succeeds. */
-  async function countedTry<T>(email: string, client: Client, attempt: () => Promise<T>): Promise<T> {
-    await throttle.begin(email, client.ip);
-    const result = await attempt();
-    await throttle.succeeded(email, client.ip);
-    return result;
   }
 
   /** The account a new owner gets: the one created earlier with the CLI for the same e-mail, or a new one. */
@@ -341,7 +333,7 @@ export function createAuthService(deps: {
       const pending = TOKEN.test(input.token) ? await findUsableSignInToken(db, sha256Hex(input.token), 'magic-link', clock()) : undefined;
       const user = pending?.user_id == null ? undefined : await users.byId(pending.user_id);
       if (!user || user.disabled_at !== null) throw unusableLink();
-      if (user.totp_confirmed_at !== null) await countedTry(user.email, client, () => assertSecondFactor(user, input.code, client));
+      if (user.totp_confirmed_at !== null) await throttle.counted(user.email, client.ip, () => assertSecondFactor(user, input.code, client));
       return db.transaction().execute(async (trx) => {
         await consume('magic-link', input.token, trx);
         return startSession(user, client, 'magic link', trx);
@@ -376,13 +368,14 @@ export function createAuthService(deps: {
       if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
       const person = await users.byId(principal.actor.id);
       if (!person) throw unauthorized('Your session has ended: sign in again');
-      await throttle.begin(person.email, client.ip);
-      const user = await users.withPassword(person.email, input.currentPassword);
-      if (!user) {
-        await recordFailure(person.email, client, 'password change');
-        throw unprocessable('The current password is not right');
-      }
-      await throttle.succeeded(person.email, client.ip);
+      const user = await throttle.counted(person.email, client.ip, async () => {
+        const proven = await users.withPassword(person.email, input.currentPassword);
+        if (!proven) {
+          await recordFailure(person.email, client, 'password change');
+          throw unprocessable('The current password is not right');
+        }
+        return proven;
+      });
       await db.transaction().execute(async (trx) => {
         await users.setPassword(user.id, input.newPassword, trx);
         await sessions.endAllOf(user.id, trx, sessionId);

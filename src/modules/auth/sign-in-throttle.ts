@@ -13,22 +13,31 @@ export const FAILURES_PER_IP = 20;
  */
 export function createSignInThrottle(counter: WindowCounter) {
   const keys = (email: string, ip: string) => [`signin:email:${email}`, `signin:ip:${clientNetworkOf(ip)}`] as const;
+  /** Counts a try; 429 with Retry-After once either window is full. */
+  async function begin(email: string, ip: string): Promise<void> {
+    const [byEmail, byIp] = keys(email, ip);
+    const [emailHit, ipHit] = await Promise.all([counter.hit(byEmail, WINDOW_MS), counter.hit(byIp, WINDOW_MS)]);
+    const over = [emailHit.count > FAILURES_PER_EMAIL ? emailHit : null, ipHit.count > FAILURES_PER_IP ? ipHit : null].filter((hit) => hit !== null);
+    if (over.length > 0) {
+      const resetAt = Math.max(...over.map((hit) => hit.resetAt));
+      throw tooManyRequests((resetAt - Date.now()) / 1000, 'Too many failed sign-in attempts: wait a few minutes and try again');
+    }
+  }
+
+  /** The try succeeded: it does not count as a failure. */
+  async function succeeded(email: string, ip: string): Promise<void> {
+    await Promise.all(keys(email, ip).map((key) => counter.release(key)));
+  }
+
   return {
-    /** Counts a try; 429 with Retry-After once either window is full. */
-    async begin(email: string, ip: string): Promise<void> {
-      const [byEmail, byIp] = keys(email, ip);
-      const [emailHit, ipHit] = await Promise.all([counter.hit(byEmail, WINDOW_MS), counter.hit(byIp, WINDOW_MS)]);
-      const over = [emailHit.count > FAILURES_PER_EMAIL ? emailHit : null, ipHit.count > FAILURES_PER_IP ? ipHit : null].filter(
-        (hit) => hit !== null,
-      );
-      if (over.length > 0) {
-        const resetAt = Math.max(...over.map((hit) => hit.resetAt));
-        throw tooManyRequests((resetAt - Date.now()) / 1000, 'Too many failed sign-in attempts: wait a few minutes and try again');
-      }
-    },
-    /** The try succeeded: it does not count as a failure. */
-    async succeeded(email: string, ip: string): Promise<void> {
-      await Promise.all(keys(email, ip).map((key) => counter.release(key)));
+    /** Counts a try that cannot succeed here (a mailed link asked for): 429 past the limits. */
+    begin,
+    /** Runs `attempt` as a counted try: counted before it runs (429 past the limits), given back when it succeeds. */
+    async counted<T>(email: string, ip: string, attempt: () => Promise<T>): Promise<T> {
+      await begin(email, ip);
+      const result = await attempt();
+      await succeeded(email, ip);
+      return result;
     },
   };
 }

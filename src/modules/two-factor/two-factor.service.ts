@@ -7,6 +7,7 @@ import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
+import type { SignInThrottle } from '../auth/sign-in-throttle.js';
 import { COMMAND_LINE, type AuditLog, type AuditSource } from '../audit/audit.service.js';
 import type { MembersService } from '../members/members.service.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
@@ -48,8 +49,8 @@ export function createTwoFactorService(deps: {
   /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
   apiKeys: Pick<ApiKeysService, 'forgetAccount'>;
   audit: Pick<AuditLog, 'record'>;
-  /** The sign-in throttle (auth's): a wrong code here counts as one at sign-in, so a stolen session cannot guess its way to turning the factor off. */
-  throttle: { begin(email: string, ip: string): Promise<void>; succeeded(email: string, ip: string): Promise<void> };
+  /** The sign-in throttle: a wrong code or password here counts as one at sign-in, so a stolen session cannot guess its way through. */
+  throttle: Pick<SignInThrottle, 'counted'>;
 }) {
   const { db, clock, masterKey, users, members, sessions, apiKeys, audit, throttle } = deps;
   // The last time step each person's code was accepted at, so an overheard code cannot be used
@@ -107,12 +108,11 @@ export function createTwoFactorService(deps: {
    */
   async function provePassword(principal: Principal, user: UserRow, password: string | undefined): Promise<void> {
     if (password === undefined) throw badRequest('Enter your current password to turn on two-factor sign-in');
-    await throttle.begin(user.email, principal.ip);
-    if (!(await users.withPassword(user.email, password))) {
+    await throttle.counted(user.email, principal.ip, async () => {
+      if (await users.withPassword(user.email, password)) return;
       await recordFailure(principal, user, 'password to turn on two-factor');
       throw unprocessable('The password is not right');
-    }
-    await throttle.succeeded(user.email, principal.ip);
+    });
   }
 
   async function personOf(principal: Principal): Promise<UserRow> {
@@ -168,19 +168,19 @@ export function createTwoFactorService(deps: {
     async disable(principal: Principal, code: string): Promise<void> {
       const user = await personOf(principal);
       if (user.totp_confirmed_at === null) throw conflict('Two-factor sign-in is not on');
-      await throttle.begin(user.email, principal.ip);
-      const disabled = await db.transaction().execute(async (trx) => {
-        if (!(await verify(user, code, trx))) return false;
-        await users.setTwoFactor(user.id, null, null, trx);
-        await deleteRecoveryCodes(trx, user.id);
-        await audit.record(principal, { action: 'two_factor.disabled', target: { type: 'user', id: user.id } }, trx);
-        return true;
-      });
-      if (!disabled) {
+      await throttle.counted(user.email, principal.ip, async () => {
+        const disabled = await db.transaction().execute(async (trx) => {
+          if (!(await verify(user, code, trx))) return false;
+          await users.setTwoFactor(user.id, null, null, trx);
+          await deleteRecoveryCodes(trx, user.id);
+          await audit.record(principal, { action: 'two_factor.disabled', target: { type: 'user', id: user.id } }, trx);
+          return true;
+        });
+        if (disabled) return;
+        // Outside the transaction, which the refusal would otherwise roll back with it.
         await recordFailure(principal, user, 'two-factor code to turn it off');
         throw badRequest('The code is not right: enter a current code from your app or a recovery code');
-      }
-      await throttle.succeeded(user.email, principal.ip);
+      });
       await forgetPrincipalsOf(user.id);
     },
 
