@@ -15,7 +15,7 @@ export interface Identity {
   /** Whether the person acting (a key's maker) has turned on two-factor sign-in; null for a key of the command line, which is no one's. */
   twoFactor: boolean | null;
   /** With a session: what it needs beyond the cookie. */
-  session?: { publicId: string; csrfToken: string };
+  session?: { publicId: string; csrfToken: string; signedInAt: number };
 }
 
 /** The identity of this request, and where it came from (for the audit log). */

@@ -86,6 +86,30 @@ test('sessions end after SESSION_IDLE_DAYS unused and SESSION_ABSOLUTE_DAYS afte
   assert.equal((await busy.client.get('/api/me')).status, 401, 'five days after sign-in, used or not');
 });
 
+test('switching accounts keeps the sign-in time and the absolute end: a session cannot be renewed by moving it', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { env: { SESSION_ABSOLUTE_DAYS: '5' }, clock: () => now });
+  const first = await app.createAccount('business');
+  const second = await app.createAccount('business');
+  const person = await signedInPerson(app, first.accountId, 'admin');
+  await app.runtime.services.members.join(person.userId, second.accountId, 'member');
+  const [signedIn] = (await person.client.get('/api/sessions')).body.sessions as Array<{ createdAt: string; expiresAt: string }>;
+  for (let day = 1; day <= 4; day++) {
+    now += DAY_MS;
+    const switched = await person.client.post('/api/auth/switch-account', { accountId: day % 2 === 1 ? second.accountId : first.accountId });
+    assert.equal(switched.status, 200, `switched on day ${day}`);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(switched.headers.get('set-cookie') ?? '')?.[1]);
+    assert.ok(maxAge <= (5 - day) * 86_400, `the cookie lasts until the first sign-in's end, not five days more (${maxAge} s on day ${day})`);
+    const sessions = (await person.client.get('/api/sessions')).body.sessions as Array<{ createdAt: string }>;
+    assert.deepEqual(
+      sessions.map((session) => session.createdAt),
+      [signedIn!.createdAt],
+    );
+  }
+  now += 1.5 * DAY_MS;
+  assert.equal((await person.client.get('/api/me')).status, 401, 'five days after sign-in, however often it moved');
+});
+
 test('rights: a role change applies on the next request; removal ends the person’s sessions in that account', async (t) => {
   const app = await startApp(t);
   const { accountId } = await app.createAccount('business');

@@ -110,6 +110,39 @@ test('two-factor: a magic link asks for the code and can be retried with it', as
   assert.equal((await browser.post('/api/auth/magic-link/confirm', { token, code: codeFrom(person.otpauthUri, -1) })).status, 404, 'spent');
 });
 
+test('two-factor: a person without a password sets it up only within ten minutes of signing in, which switching accounts does not renew', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const first = await app.createAccount('business');
+  const second = await app.createAccount('business');
+  const person = { email: `no-password-${first.accountId}@example.com`, accountEmail: first.email };
+  const browser = createSessionClient(app.url);
+  assert.equal((await browser.post('/api/auth/magic-link/confirm', { token: await magicLinkTokenOf(app, person) })).status, 200);
+  const user = await app.runtime.services.users.byEmail(person.email);
+  await app.runtime.services.members.join(user!.id, second.accountId, 'member');
+  assert.equal((await browser.get('/api/me')).body.user.hasPassword, false);
+  const started = await browser.post('/api/me/two-factor');
+  assert.equal(started.status, 200, 'just signed in');
+  const { otpauthUri } = started.body as { otpauthUri: string };
+  const codeAtNow = () => (URI.parse(otpauthUri) as TOTP).generate({ timestamp: now });
+
+  now += 11 * 60_000;
+  assert.equal((await browser.post('/api/auth/switch-account', { accountId: second.accountId })).status, 200);
+  const late = await browser.post('/api/me/two-factor/confirm', { code: codeAtNow() });
+  assert.equal(late.status, 403, 'a session taken from the person later cannot put a factor on them');
+  assert.match(late.body.error, /^Sign in again to set up two-factor sign-in: without a password, it needs a sign-in from the last 10 minutes/);
+  assert.equal((await browser.post('/api/me/two-factor')).status, 403, 'nor start over');
+  assert.equal((await browser.get('/api/me')).body.user.twoFactor, false);
+
+  assert.equal((await browser.post('/api/auth/magic-link/confirm', { token: await magicLinkTokenOf(app, person) })).status, 200);
+  const again = (await browser.post('/api/me/two-factor')).body as { otpauthUri: string };
+  const confirmed = await browser.post('/api/me/two-factor/confirm', {
+    code: (URI.parse(again.otpauthUri) as TOTP).generate({ timestamp: now }),
+  });
+  assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+  assert.equal((await browser.get('/api/me')).body.user.twoFactor, true);
+});
+
 test('two-factor: wrong codes with a magic link count like failed sign-ins (429 past five)', async (t) => {
   const app = await startApp(t);
   const person = await enrolled(app);

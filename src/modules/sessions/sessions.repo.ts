@@ -6,6 +6,8 @@ import type { Database } from '../../db/types.js';
 export interface LiveSession {
   public_id: string;
   user_id: number;
+  /** when the person signed in: kept when the session moves to another account */
+  created_at: number;
   account_id: number;
   last_seen_at: number;
   email: string;
@@ -31,6 +33,7 @@ export function sessionLookup(db: Kysely<Database>, precompile: Precompile) {
         'sessions.public_id',
         'sessions.user_id',
         'sessions.account_id',
+        'sessions.created_at',
         'sessions.last_seen_at',
         'sessions.expires_at',
         'users.email',
@@ -45,7 +48,17 @@ export function sessionLookup(db: Kysely<Database>, precompile: Precompile) {
 
 export function insertSession(
   db: Executor,
-  session: { idHash: string; publicId: string; userId: number; accountId: number; now: number; expiresAt: number; ip: string; userAgent: string },
+  session: {
+    idHash: string;
+    publicId: string;
+    userId: number;
+    accountId: number;
+    signedInAt: number;
+    now: number;
+    expiresAt: number;
+    ip: string;
+    userAgent: string;
+  },
 ) {
   return db
     .insertInto('sessions')
@@ -54,7 +67,7 @@ export function insertSession(
       public_id: session.publicId,
       user_id: session.userId,
       account_id: session.accountId,
-      created_at: session.now,
+      created_at: session.signedInAt,
       last_seen_at: session.now,
       expires_at: session.expiresAt,
       ip: session.ip,
@@ -80,6 +93,16 @@ export function listSessionsOf(db: Executor, userId: number, liveAfter: number, 
     .where('expires_at', '>', now)
     .orderBy('last_seen_at', 'desc')
     .execute();
+}
+
+/** Ends the person's session of this hash and answers when it was signed in and when it would have ended. */
+export function takeSession(db: Executor, userId: number, idHash: string) {
+  return db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('id_hash', '=', idHash)
+    .returning(['created_at', 'expires_at'])
+    .executeTakeFirst();
 }
 
 /** Deletes the person's sessions and answers the hashes that ended (to forget them in caches). */

@@ -9,7 +9,7 @@ const Session = Type.Object({
   id: Type.String(),
   accountId: Type.Integer(),
   current: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time', description: 'when the person signed in: kept when the session moves to another account' }),
   lastSeenAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time', description: 'the earlier of the idle and the absolute end' }),
   ip: Type.String(),

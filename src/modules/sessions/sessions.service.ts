@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Identity } from '../../core/auth.js';
-import { notFound } from '../../core/errors.js';
+import { notFound, unauthorized } from '../../core/errors.js';
 import { isRole } from '../../core/permissions.js';
 import { scheduledJob } from '../../core/periodic-job.js';
 import { isoTime } from '../../core/timestamps.js';
@@ -16,6 +16,7 @@ import {
   insertSession,
   listSessionsOf,
   sessionLookup,
+  takeSession,
   touchSession,
 } from './sessions.repo.js';
 
@@ -64,20 +65,29 @@ export function createSessionsService(deps: {
   const cache = new Map<string, { identity: Identity; until: number }>();
   const forget = (hashes: string[]) => hashes.forEach((hash) => cache.delete(hash));
 
-  async function start(userId: number, accountId: number, client: Client, executor: Executor = db): Promise<StartedSession> {
+  /** A new session; `signedIn` carries over a rotated session's sign-in, so that moving it renews neither its age nor its end. */
+  async function start(
+    userId: number,
+    accountId: number,
+    client: Client,
+    executor: Executor = db,
+    signedIn?: { at: number; endsAt: number },
+  ): Promise<StartedSession> {
     const sessionId = randomBase62(43);
     const now = clock();
+    const expiresAt = signedIn?.endsAt ?? now + absoluteMs;
     await insertSession(executor, {
       idHash: sha256Hex(sessionId),
       publicId: randomBase62(16),
       userId,
       accountId,
+      signedInAt: signedIn?.at ?? now,
       now,
-      expiresAt: now + absoluteMs,
+      expiresAt,
       ip: client.ip,
       userAgent: client.userAgent.slice(0, 300),
     });
-    return { sessionId, maxAgeSeconds: absoluteMs / 1000 };
+    return { sessionId, maxAgeSeconds: Math.max(0, Math.floor((expiresAt - now) / 1000)) };
   }
 
   const sweeper = scheduledJob(
@@ -108,18 +118,24 @@ export function createSessionsService(deps: {
         via: 'session',
         actor: { type: 'user', id: row.user_id, label: row.email },
         twoFactor: row.totp_confirmed_at !== null,
-        session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash) },
+        session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash), signedInAt: row.created_at },
       };
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
       cache.set(idHash, { identity, until: now + CACHE_TTL_MS });
       return identity;
     },
 
-    /** Ends this session and starts another for the same person (a new id at any change of rights). */
+    /**
+     * Ends this session and starts another for the same person (a new id at any change of rights),
+     * signed in when the old one was and ending when it would have: switching accounts does not
+     * keep a session alive past its absolute end, nor make its sign-in recent.
+     */
     async rotate(sessionId: string, userId: number, accountId: number, client: Client, executor: Executor = db): Promise<StartedSession> {
       const idHash = sha256Hex(sessionId);
-      forget(await deleteSessions(executor, { userId, idHash }));
-      return start(userId, accountId, client, executor);
+      const ended = await takeSession(executor, userId, idHash);
+      forget([idHash]);
+      if (!ended || ended.expires_at <= clock()) throw unauthorized('Your session has ended: sign in again');
+      return start(userId, accountId, client, executor, { at: ended.created_at, endsAt: ended.expires_at });
     },
 
     /** Signing out: the session of this cookie, whoever it belongs to. */

@@ -31,6 +31,8 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ twoFactor: TwoFactorSe
         tags,
         operationId: 'startTwoFactor',
         summary: 'Start setting up two-factor sign-in: an otpauth URI and its QR code (SVG) for an authenticator app',
+        description:
+          'A person without a password (magic links, single sign-on) must have signed in within the last 10 minutes (403 otherwise): switching accounts keeps the time of the sign-in.',
         response: { 200: Type.Object({ otpauthUri: Type.String(), qrCodeSvg: Type.String() }), ...authErrors, 409: ErrorBody },
       },
     },
@@ -46,7 +48,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ twoFactor: TwoFactorSe
         operationId: 'confirmTwoFactor',
         summary: 'Turn two-factor sign-in on with a code from the app; answers ten recovery codes, shown this once',
         description:
-          "A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). The person's other sessions end.",
+          "A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). A person without one must have signed in within the last 10 minutes (403 otherwise). The person's other sessions end.",
         body: ConfirmBody,
         response: { 200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }), ...authErrors, 409: ErrorBody, 422: ErrorBody },
       },

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
 import type { Principal } from '../../core/auth.js';
-import { badRequest, conflict, notFound, unauthorized, unprocessable } from '../../core/errors.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
@@ -24,6 +24,8 @@ const RECOVERY_CODES = 10;
 // No 0/o, 1/l/i: a code read from paper is typed back right.
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const LAST_STEPS_MAX = 10_000;
+/** How recent the sign-in of a person without a password must be to set up a factor. */
+export const RECENT_SIGN_IN_MINUTES = 10;
 
 const secretContext = (userId: number) => `users.totp_secret:${userId}`;
 /** What a person types: spaces and dashes are theirs to add, letters in either case. */
@@ -115,6 +117,19 @@ export function createTwoFactorService(deps: {
     });
   }
 
+  /**
+   * A person without a password proves who they are by having signed in moments ago (a magic link
+   * or their identity provider), as a session taken from them later cannot.
+   */
+  function proveRecentSignIn(principal: Principal): void {
+    const signedInAt = principal.session?.signedInAt ?? 0;
+    if (clock() - signedInAt > RECENT_SIGN_IN_MINUTES * 60_000) {
+      throw forbidden(
+        `Sign in again to set up two-factor sign-in: without a password, it needs a sign-in from the last ${RECENT_SIGN_IN_MINUTES} minutes`,
+      );
+    }
+  }
+
   async function personOf(principal: Principal): Promise<UserRow> {
     const user = principal.actor.type === 'user' ? await users.byId(principal.actor.id) : undefined;
     if (!user) throw unauthorized('Your session has ended: sign in again');
@@ -128,6 +143,7 @@ export function createTwoFactorService(deps: {
     async enrol(principal: Principal) {
       const user = await personOf(principal);
       if (user.totp_confirmed_at !== null) throw conflict('Two-factor sign-in is already on; turn it off first to set it up again');
+      if (user.password_hash === null) proveRecentSignIn(principal);
       const secret = new (otpauth().Secret)({ size: 20 }).base32;
       await users.setTwoFactor(user.id, seal(masterKey, secret, secretContext(user.id)), null);
       const otpauthUri = totp(secret, user.email).toString();
@@ -143,7 +159,8 @@ export function createTwoFactorService(deps: {
       if (!user.totp_secret || user.totp_confirmed_at !== null) {
         throw conflict('No two-factor set-up is under way: start one with POST /api/me/two-factor');
       }
-      if (user.password_hash !== null) await provePassword(principal, user, input.password);
+      if (user.password_hash === null) proveRecentSignIn(principal);
+      else await provePassword(principal, user, input.password);
       const { code } = input;
       const step = matchingStep(user, cleaned(code));
       if (step === null || !acceptStep(user.id, step)) {

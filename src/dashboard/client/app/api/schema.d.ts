@@ -275,7 +275,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start setting up two-factor sign-in: an otpauth URI and its QR code (SVG) for an authenticator app */
+        /**
+         * Start setting up two-factor sign-in: an otpauth URI and its QR code (SVG) for an authenticator app
+         * @description A person without a password (magic links, single sign-on) must have signed in within the last 10 minutes (403 otherwise): switching accounts keeps the time of the sign-in.
+         */
         post: operations["startTwoFactor"];
         /**
          * Turn two-factor sign-in off with a current code or a recovery code
@@ -298,7 +301,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code from the app; answers ten recovery codes, shown this once
-         * @description A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). The person's other sessions end.
+         * @description A person who has a password gives it too, so that a session alone (a stolen one) cannot put a factor of its own on the person; a wrong one counts like a failed sign-in (422, then 429 after five). A person without one must have signed in within the last 10 minutes (403 otherwise). The person's other sessions end.
          */
         post: operations["confirmTwoFactor"];
         delete?: never;
@@ -2845,7 +2848,10 @@ export interface operations {
                             id: string;
                             accountId: number;
                             current: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description when the person signed in: kept when the session moves to another account
+                             */
                             createdAt: string;
                             /** Format: date-time */
                             lastSeenAt: string;
