@@ -1,4 +1,3 @@
-import { hkdfSync } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
@@ -44,6 +43,7 @@ import { viewerRoutes } from './viewer/viewer.routes.js';
 import { portalRoutes } from './viewer/portal.routes.js';
 import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
+import { derivedKey } from './infra/crypto/tokens.js';
 
 const API_REFERENCE_POLICY =
   "default-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'none'; " +
@@ -103,7 +103,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // API skips the cookie hooks. Visit cookies are signed with a key derived from the master key.
   const sessionCookie = ownerSessionCookie(config.publicUrl);
   const publicOrigin = new URL(config.publicUrl).origin;
-  const visitCookies = { secret: Buffer.from(hkdfSync('sha256', runtime.masterKey, '', 'linkvault visit cookies', 32)).toString('base64') };
+  const visitCookies = { secret: derivedKey(runtime.masterKey, 'linkvault visit cookies').toString('base64') };
 
   await app.register(swagger, {
     openapi: {

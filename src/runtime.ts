@@ -137,7 +137,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accounts: accountRecords,
   });
   const stripe = await createStripeClient(config);
-  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, accounts: accountRecords, audit });
+  const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, masterKey, accounts: accountRecords, audit });
   const agreementPolicy = createAgreementPolicy(db);
   const links = createLinksService({
     db,

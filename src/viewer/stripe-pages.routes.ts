@@ -6,7 +6,10 @@ import type { BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, sendPage } from './render.js';
 import type { StripeConnect } from '../modules/payments/connect.service.js';
 
-const ReturnQuery = Type.Object({ account: Type.Optional(Type.String({ maxLength: 255 })) });
+const ReturnQuery = Type.Object({
+  account: Type.Optional(Type.String({ maxLength: 255 })),
+  check: Type.Optional(Type.String({ maxLength: 64 })),
+});
 const STRIPE_ACCOUNT_ID = /^acct_[A-Za-z0-9]{1,255}$/;
 
 /** The pages Stripe's onboarding sends the owner back to (its refresh_url and return_url). */
@@ -22,10 +25,10 @@ export const stripePagesRoutes: FastifyPluginAsyncTypebox<{
   }
 
   /** The account's status fresh from Stripe; null when unknown or Stripe cannot say right now (the page still renders). */
-  async function returning(account: string | undefined) {
-    if (!account || !STRIPE_ACCOUNT_ID.test(account)) return null;
+  async function returning(account: string | undefined, check: string | undefined) {
+    if (!account || !STRIPE_ACCOUNT_ID.test(account) || check === undefined) return null;
     try {
-      return await connect.refreshReturning(account);
+      return await connect.refreshReturning(account, check);
     } catch (error) {
       if (error instanceof AppError) return null;
       throw error;
@@ -36,7 +39,7 @@ export const stripePagesRoutes: FastifyPluginAsyncTypebox<{
     if (!paymentsConfigured) {
       return message(reply, 0, 'Payments are not configured', 'This server has no Stripe key, so it cannot connect Stripe accounts.', 503);
     }
-    const status = await returning(request.query.account);
+    const status = await returning(request.query.account, request.query.check);
     if (status?.chargesEnabled) {
       return message(
         reply,

@@ -78,11 +78,20 @@ test('onboarding: one Express account per owner, a fresh onboarding link each ti
   const link = stripe.accountLinks.at(-1)!;
   assert.equal(link.type, 'account_onboarding');
   assert.equal(link.refresh_url, `${app.url}/stripe/refresh`);
-  assert.equal(link.return_url, `${app.url}/stripe/return?account=${account!.id}`);
+  const returnUrl = new URL(link.return_url);
+  assert.equal(`${returnUrl.origin}${returnUrl.pathname}`, `${app.url}/stripe/return`);
+  assert.equal(returnUrl.searchParams.get('account'), account!.id);
+  assert.match(returnUrl.searchParams.get('check') ?? '', /^[\w-]{43}$/);
 
   // The owner finishes Stripe's form and is sent back: the return page asks Stripe at once.
   const finished = await fetch(second.body.url, { method: 'POST', redirect: 'manual' });
   assert.equal(finished.status, 303);
+  // Anyone else who names the account, without the check the real address carries, learns nothing.
+  for (const forged of [`account=${account!.id}`, `account=${account!.id}&check=${'A'.repeat(43)}`]) {
+    const page = await (await fetch(`${app.url}/stripe/return?${forged}`)).text();
+    assert.match(page, /Back from Stripe/, forged);
+    assert.doesNotMatch(page, /connected|not finished/, forged);
+  }
   const returned = await fetch(finished.headers.get('location')!);
   assert.equal(returned.status, 200);
   assert.match(await returned.text(), /Your Stripe account is connected/);

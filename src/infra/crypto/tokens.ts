@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -12,6 +12,11 @@ export function randomBase62(length: number): string {
     }
   }
   return out;
+}
+
+/** A key of its own for one purpose, derived from the master key (HKDF-SHA-256), so no two uses share one. */
+export function derivedKey(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, '', purpose, 32));
 }
 
 /** One-shot hashing: a third of createHash()'s cost, and it runs on every API request. */

@@ -1,7 +1,8 @@
+import { createHmac } from 'node:crypto';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { unprocessable } from '../../core/errors.js';
-import { sha256Hex } from '../../infra/crypto/tokens.js';
+import { derivedKey, safeEqual, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
 import { findStripeAccount, findStripeAccountByStripeId, insertStripeAccount, updateChargesEnabled } from './payments.repo.js';
@@ -22,10 +23,15 @@ export function createStripeConnect(deps: {
   clock: Clock;
   stripe: Stripe | null;
   publicUrl: string;
+  masterKey: Buffer;
   accounts: Pick<AccountRecords, 'byId'>;
   audit: Pick<AuditLog, 'record'>;
 }) {
   const { db, clock, stripe, publicUrl, accounts, audit } = deps;
+  // The return page Stripe sends an owner to names their Stripe account; the check, ours alone,
+  // keeps anyone else from learning whose an account is and from making us ask Stripe about it.
+  const returnKey = derivedKey(deps.masterKey, 'linkvault stripe return pages');
+  const returnCheckOf = (stripeAccountId: string) => createHmac('sha256', returnKey).update(stripeAccountId).digest('base64url');
 
   async function refresh(stripeAccountId: string): Promise<boolean> {
     const account = await retrieveOrNull(() => requireStripe(stripe).accounts.retrieve(stripeAccountId));
@@ -75,7 +81,7 @@ export function createStripeConnect(deps: {
           account: row.stripe_account_id,
           type: 'account_onboarding',
           refresh_url: `${publicUrl}/stripe/refresh`,
-          return_url: `${publicUrl}/stripe/return?account=${encodeURIComponent(row.stripe_account_id)}`,
+          return_url: `${publicUrl}/stripe/return?account=${encodeURIComponent(row.stripe_account_id)}&check=${returnCheckOf(row.stripe_account_id)}`,
         }),
       );
       await audit.record(source, {
@@ -103,9 +109,10 @@ export function createStripeConnect(deps: {
       }
     },
 
-    /** After Stripe's onboarding redirect: the account's fresh status, or null if it is not one of ours. */
-    async refreshReturning(stripeAccountId: string): Promise<{ accountId: number; chargesEnabled: boolean } | null> {
+    /** After Stripe's onboarding redirect: the account's fresh status, or null if the page's address is not one we made. */
+    async refreshReturning(stripeAccountId: string, check: string): Promise<{ accountId: number; chargesEnabled: boolean } | null> {
       requireStripe(stripe);
+      if (!safeEqual(check, returnCheckOf(stripeAccountId))) return null;
       const row = await findStripeAccountByStripeId(db, stripeAccountId);
       return row ? { accountId: row.account_id, chargesEnabled: await refresh(stripeAccountId) } : null;
     },

@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Identity } from '../../core/auth.js';
 import { notFound, unauthorized } from '../../core/errors.js';
 import { isRole } from '../../core/permissions.js';
@@ -7,7 +7,7 @@ import { isoTime } from '../../core/timestamps.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { Precompile } from '../../db/precompiled.js';
-import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
+import { derivedKey, randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import {
   deleteLapsedSessions,
   deleteSessionByHash,
@@ -56,7 +56,7 @@ export function createSessionsService(deps: {
   const { db, clock, idleDays, absoluteDays } = deps;
   const idleMs = idleDays * DAY_MS;
   const absoluteMs = absoluteDays * DAY_MS;
-  const csrfKey = Buffer.from(hkdfSync('sha256', deps.masterKey, '', 'linkvault session csrf tokens', 32));
+  const csrfKey = derivedKey(deps.masterKey, 'linkvault session csrf tokens');
   const csrfTokenOf = (idHash: string) => createHmac('sha256', csrfKey).update(idHash).digest('base64url');
   const lookup = sessionLookup(db, deps.precompile);
 
