@@ -123,6 +123,25 @@ export function redisWindowCounter(
   };
 }
 
+/** A window a try takes a place in: past `limit` places in `windowMs`, 429 with `message`. */
+export interface LimitedWindow {
+  key: string;
+  limit: number;
+  windowMs: number;
+  message: string;
+}
+
+/**
+ * Takes a place in the window, or refuses with 429 and the seconds until it resets. `filled` runs
+ * once per window: for the try that first finds it full.
+ */
+export async function takePlace(counter: WindowCounter, now: number, window: LimitedWindow, filled?: () => Promise<void>): Promise<void> {
+  const { count, resetAt } = await counter.hit(window.key, window.windowMs);
+  if (count <= window.limit) return;
+  if (count === window.limit + 1) await filled?.();
+  throw tooManyRequests((resetAt - now) / 1000, window.message);
+}
+
 /**
  * onRequest hook for routes open to anyone (no API key to count against): a fixed window per
  * client IP, so unknown tokens or sessions cannot be tried, or looked up at Stripe, in bulk.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { startApp } from '../../test/helpers/app.js';
-import { createLink, downloadToken } from '../../test/helpers/files.js';
+import { createLink, downloadToken, limitsReached } from '../../test/helpers/files.js';
 import type { HttpClient } from '../../test/helpers/http.js';
 import { makePdf } from '../../test/helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../../test/helpers/smtp.js';
@@ -289,6 +289,8 @@ test('password gate: all clients together get 100 wrong tries per link, password
   assert.match(refused.text, /this document/);
   assert.equal((await from(100).post(`/v/${other}/password`, { password: 'correct horse' })).status, 303, 'other links are not affected');
   assert.match(refused.text, /ask the sender for a new password/, 'the visitor is told the remedy');
+  assert.equal((await from(101).post(`/v/${id}/password`, { password: 'guess again' })).status, 429);
+  assert.deepEqual(await limitsReached(http, id), ['password'], 'the owner is told once, when the limit is first reached');
 
   // The owner's remedy: the tries were on the old password, the new one has a window of its own.
   assert.equal((await http.patch(`/api/links/${id}/password`, { password: 'battery staple' })).status, 200);

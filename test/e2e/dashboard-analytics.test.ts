@@ -33,6 +33,19 @@ for (const { name: width, viewport } of VIEWPORTS) {
       .getByRole('region', { name: 'Recent activity' })
       .getByText(/viewed Memo\.txt/)
       .waitFor();
+    // What strangers filling one of a link's hourly limits records (the visitor pages' tests reach it for real).
+    const { database, services } = app.runtime;
+    await services.events.record(database.db, {
+      accountId,
+      type: 'link.limit_reached',
+      linkId: memo,
+      payload: { linkName: 'Memo.txt', limit: 'password' },
+    });
+    await refreshNow(page);
+    await page
+      .getByRole('region', { name: 'Recent activity' })
+      .getByText('Wrong passwords on Memo.txt reached the hourly limit: visitors wait until the hour ends, or set a new password')
+      .waitFor();
     await checkScreen(page, `analytics-${width}`);
   });
 }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { startApp, testEnv } from '../helpers/app.js';
-import { createLink, downloadOriginal, downloadToken, uploadFile } from '../helpers/files.js';
+import { createLink, downloadOriginal, downloadToken, limitsReached, uploadFile } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
@@ -83,6 +83,9 @@ test('one-time codes: at most 10 per client per link in 10 minutes, 100 per link
   }
   assert.equal(statuses.filter((status) => status === 303).length, 100);
   assert.equal(statuses[100], 429);
+  assert.equal((await new VisitorClient(proxied.url).post(`/v/${busyLink}/otp`, { email: 'late@customer.example' })).status, 429);
+  assert.deepEqual(await limitsReached(owner.http, busyLink), ['code'], 'the owner is told once, when the limit is first reached');
+  assert.deepEqual(await limitsReached(http, linkId), [], 'one client at its own limit is not the link at its');
   // Codes went out for the accepted requests, none for the refused ones.
   assert.match(otpCodeIn(await smtp.waitFor('p99@customer.example')), /^\d{6}$/);
   assert.match(otpCodeIn(await smtp.waitFor('person10@customer.example')), /^\d{6}$/);
@@ -342,6 +345,7 @@ test('access requests: at most 5 per client per link in an hour and 50 per link,
   }
   assert.equal((await http.get(`/api/links/${linkId}/requests`)).body.requests.length, 50);
   assert.equal(await mailsToOwner(), 50, 'one mail per request taken, none for a refused one');
+  assert.deepEqual(await limitsReached(http, linkId), ['access-request'], 'the owner is told once, when the limit is first reached');
 });
 
 test("a visitor's copies are bounded: no picture over 40 megapixels is decoded for one, and a client gets 120 a minute", async (t) => {

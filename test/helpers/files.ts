@@ -36,6 +36,12 @@ export async function downloadToken(http: HttpClient, linkId: string, uses = 10)
   return response.body.token;
 }
 
+/** Which of the link's hourly limits the account's recent activity says were reached, one entry per time. */
+export async function limitsReached(http: HttpClient, linkId: string): Promise<string[]> {
+  const activity = (await http.get('/api/analytics/global')).body.recentActivity as Array<{ type: string; linkId: string; limit?: string }>;
+  return activity.filter((event) => event.type === 'link.limit_reached' && event.linkId === linkId).map((event) => event.limit ?? '');
+}
+
 export async function downloadOriginal(baseUrl: string, linkId: string, token: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}/api/links/${linkId}/download-original?token=${encodeURIComponent(token)}`, { headers });
   return { response, body: Buffer.from(await response.arrayBuffer()) };

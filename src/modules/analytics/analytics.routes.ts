@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { sendCsv } from '../../core/file-response.js';
 import { ErrorBody, NullableString, StringId, authErrors } from '../../core/schemas.js';
-import { EVENT_TYPES } from '../events/event-types.js';
+import { EVENT_TYPES, LINK_LIMITS } from '../events/event-types.js';
 import { MAX_LISTED_VISITORS, type AnalyticsService } from './analytics.service.js';
 
 const tags = ['Analytics'];
@@ -30,6 +30,12 @@ const GlobalAnalytics = Type.Object({
       linkId: NullableString(),
       linkName: Type.String(),
       visitor: Visitor,
+      limit: Type.Optional(
+        Type.String({
+          enum: [...LINK_LIMITS],
+          description: "link.limit_reached: which of the link's hourly limits was reached (it then holds every visitor until the hour ends)",
+        }),
+      ),
       at: Type.String({ format: 'date-time' }),
     }),
     { description: 'the 20 latest events, newest first' },

@@ -147,6 +147,7 @@ export function createAnalyticsService(deps: {
             linkId: event.link_id,
             linkName: payload.linkName,
             visitor: visitorLabel(payload),
+            ...(payload.limit && { limit: payload.limit }),
             at: isoTime(Number(event.created_at)),
           };
         }),

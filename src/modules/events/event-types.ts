@@ -9,8 +9,16 @@ export const EVENT_TYPES = [
   'link.expired',
   'purchase.completed',
   'agreement.accepted',
+  'link.limit_reached',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * A limit that holds every visitor of a link once reached (`link.limit_reached`, recorded once per
+ * hour it is reached in): wrong passwords, e-mail codes sent, access requests.
+ */
+export const LINK_LIMITS = ['password', 'code', 'access-request'] as const;
+export type LinkLimit = (typeof LINK_LIMITS)[number];
 
 /**
  * What an event carries beyond its type and link: enough to describe it later without
@@ -28,6 +36,8 @@ export interface EventPayload {
   emailVerified?: boolean;
   /** the visitor's IP address; only ever shown masked */
   ip?: string | null;
+  /** link.limit_reached: which of the link's limits */
+  limit?: LinkLimit;
   /** purchase.completed: in the currency's smallest unit */
   amount?: number;
   currency?: string;

@@ -1,4 +1,4 @@
-import { visitorLabel, type EventType, type RecordedEvent } from '../events/event-types.js';
+import { visitorLabel, type EventType, type LinkLimit, type RecordedEvent } from '../events/event-types.js';
 
 /** An event told in words; `link`, `who` and `amount` arrive already formatted for the target service. */
 interface EventStory {
@@ -6,7 +6,7 @@ interface EventStory {
   sentence(link: string, who: string, amount: string | null): string;
 }
 
-const STORIES: Record<EventType, EventStory> = {
+const STORIES: Record<Exclude<EventType, 'link.limit_reached'>, EventStory> = {
   'link.viewed': { title: 'Link viewed', sentence: (link, who) => `${who} viewed ${link}` },
   'link.downloaded': { title: 'Original downloaded', sentence: (link, who) => `${who} downloaded the original of ${link}` },
   'access.requested': { title: 'Access requested', sentence: (link, who) => `${who} asks to view ${link}` },
@@ -17,7 +17,26 @@ const STORIES: Record<EventType, EventStory> = {
   'purchase.completed': { title: 'Purchase completed', sentence: (link, who, amount) => `${who} bought ${link}${amount ? ` for ${amount}` : ''}` },
 };
 
-const FALLBACK_VISITOR: Partial<Record<EventType, string>> = { 'link.downloaded': 'A download-token holder' };
+const LIMIT_STORIES: Record<LinkLimit, EventStory> = {
+  password: {
+    title: 'Password tries used up',
+    sentence: (link) =>
+      `Wrong passwords tried on ${link} reached this hour's limit: visitors wait until the hour ends, or until you set a new password`,
+  },
+  code: {
+    title: 'E-mail codes used up',
+    sentence: (link) => `${link} has sent this hour's limit of e-mail codes: new visitors get no code until the hour ends`,
+  },
+  'access-request': {
+    title: 'Access requests used up',
+    sentence: (link) => `${link} has had this hour's limit of access requests: new visitors cannot ask until the hour ends`,
+  },
+};
+
+const storyOf = (event: RecordedEvent): EventStory =>
+  event.type === 'link.limit_reached' ? LIMIT_STORIES[event.payload.limit ?? 'password'] : STORIES[event.type];
+
+const FALLBACK_VISITOR: Partial<Record<EventType, string>> = { 'link.downloaded': 'A download-token holder', 'link.limit_reached': 'Many visitors' };
 
 function amountOf(event: RecordedEvent): string | null {
   const { amount, currency } = event.payload;
@@ -33,7 +52,7 @@ function amountOf(event: RecordedEvent): string | null {
 /** The parts both formats show: what happened, to which link, by whom, when. */
 function describe(event: RecordedEvent) {
   return {
-    story: STORIES[event.type],
+    story: storyOf(event),
     linkName: event.payload.linkName,
     visitor: visitorLabel(event.payload) ?? FALLBACK_VISITOR[event.type] ?? 'Someone',
     amount: amountOf(event),

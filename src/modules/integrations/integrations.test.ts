@@ -153,3 +153,20 @@ test('Teams gets an Adaptive Card with the facts and a button to the viewer', ()
   ]);
   assert.deepEqual(card.actions, [{ type: 'Action.OpenUrl', title: 'Open the link', url: 'https://share.example.com/v/AbCdEfGhIjKlMnOpQrStUv' }]);
 });
+
+test('a reached limit of a link says which one and what the owner can do', () => {
+  const limit = (which: 'password' | 'code' | 'access-request'): RecordedEvent => ({
+    ...viewed,
+    type: 'link.limit_reached',
+    payload: { linkName: 'deck.pdf', limit: which },
+  });
+  assert.equal(
+    slackMessage(limit('password'), null, '').text,
+    `Wrong passwords tried on "deck.pdf" reached this hour's limit: visitors wait until the hour ends, or until you set a new password`,
+  );
+  assert.match(slackMessage(limit('code'), null, '').text, /^"deck.pdf" has sent this hour's limit of e-mail codes/);
+  const card = teamsMessage(limit('access-request'), null).attachments[0]!.content;
+  assert.equal(card.body[0]!.text, 'Access requests used up');
+  assert.match(card.body[1]!.text ?? '', /^"deck.pdf" has had this hour's limit of access requests/);
+  assert.deepEqual(card.body[2]!.facts![1], { title: 'Visitor', value: 'Many visitors' });
+});

@@ -75,7 +75,7 @@ function stepOf(portal: PortalRow, session: PortalSessionRow | undefined): Porta
 export function createPortalAccessService(deps: {
   db: Db;
   clock: Clock;
-  otp: Pick<OtpService, 'issue' | 'verify'>;
+  otp: Pick<OtpService, 'admit' | 'issue' | 'verify'>;
   visits: Pick<VisitsService, 'trustVerifiedEmail'>;
   notify: PortalCodeNotifier;
 }) {
@@ -131,8 +131,9 @@ export function createPortalAccessService(deps: {
       const now = clock();
       const expiresAt = now + SIGN_IN_WINDOW_MS;
       // The code, the session's step and the mail that carries the code commit together.
+      await otp.admit(scopeOf(portal), email, client.ip);
       return db.transaction().execute(async (trx) => {
-        const code = await otp.issue(scopeOf(portal), email, client.ip, trx);
+        const code = await otp.issue(scopeOf(portal), email, trx);
         let cookie: PortalCookie;
         if (session && client.token) {
           await updatePortalSession(trx, session.id, { otp_email: email, email: null, verified_at: null, expires_at: expiresAt });

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import { tooManyRequests, unprocessable } from '../../core/errors.js';
-import type { WindowCounter } from '../../core/rate-limit.js';
+import { unprocessable } from '../../core/errors.js';
+import { takePlace, type WindowCounter } from '../../core/rate-limit.js';
 import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { safeEqual, sha256Hex } from '../../infra/crypto/tokens.js';
 import { consumeOtpCode, findLatestOtpCode, insertOtpCode, takeOtpTry } from './visits.repo.js';
@@ -26,26 +26,32 @@ const hashCode = (scope: string, email: string, code: string) => sha256Hex(`${sc
 export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCounter }) {
   const { db, clock, counter } = deps;
 
-  async function assertUnder(key: string, { limit, windowMs }: { limit: number; windowMs: number }, message: string): Promise<void> {
-    const { count, resetAt } = await counter.hit(key, windowMs);
-    if (count > limit) throw tooManyRequests((resetAt - clock()) / 1000, message);
-  }
+  const assertUnder = (key: string, window: { limit: number; windowMs: number }, message: string, filled?: () => Promise<void>) =>
+    takePlace(counter, clock(), { key, ...window, message }, filled);
 
   return {
-    /** Creates a code (on `executor`: the caller's transaction, which mails it) and returns it; 429 past any of the limits. */
-    async issue(scope: string, email: string, clientIp: string, executor: Executor = db): Promise<string> {
+    /**
+     * Counts a code about to be sent against its limits (429 past any), before the transaction
+     * that stores and mails it. `scopeFilled` runs once per hour, for the request that first
+     * finds the scope's own limit reached.
+     */
+    async admit(scope: string, email: string, clientIp: string, scopeFilled?: () => Promise<void>): Promise<void> {
       // The client's own limit first, so one client cannot spend the whole scope's allowance.
       await assertUnder(
         `otp-client:${scope}:${clientNetworkOf(clientIp)}`,
         OTP_CODES_PER_CLIENT,
         'You have asked for too many codes; wait a few minutes',
       );
-      await assertUnder(`otp-scope:${scope}`, OTP_CODES_PER_SCOPE, 'Too many codes have been sent for this document; try again later');
+      await assertUnder(`otp-scope:${scope}`, OTP_CODES_PER_SCOPE, 'Too many codes have been sent for this document; try again later', scopeFilled);
       await assertUnder(
         `otp:${scope}:${email}`,
         { limit: OTP_CODES_PER_WINDOW, windowMs: OTP_TTL_MS },
         'Too many codes requested for this address; wait a few minutes',
       );
+    },
+
+    /** Creates a code admitted just before (on `executor`: the caller's transaction, which mails it) and returns it. */
+    async issue(scope: string, email: string, executor: Executor = db): Promise<string> {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       const now = clock();
       await insertOtpCode(executor, { scope, email, codeHash: hashCode(scope, email, code), now, expiresAt: now + OTP_TTL_MS });

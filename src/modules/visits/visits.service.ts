@@ -2,7 +2,7 @@ import { isForeignKeyViolation, type Clock, type Executor } from '../../db/execu
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow, VisitRow } from '../../db/types.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unprocessable } from '../../core/errors.js';
-import type { WindowCounter } from '../../core/rate-limit.js';
+import { takePlace, type LimitedWindow, type WindowCounter } from '../../core/rate-limit.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -11,6 +11,7 @@ import type { AgreementForVisitor, AgreementsService } from '../agreements/agree
 import type { BlockListService } from '../block-list/block-list.service.js';
 import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
+import type { LinkLimit } from '../events/event-types.js';
 import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
@@ -310,11 +311,17 @@ export function createVisitsService(deps: {
   }
 
   /** Takes a place in each window, in order; 429 with the window's message once one is full. */
-  async function takePlaces(windows: Array<{ key: string; limit: number; windowMs: number; message: string }>): Promise<void> {
-    for (const window of windows) {
-      const { count, resetAt } = await counter.hit(window.key, window.windowMs);
-      if (count > window.limit) throw tooManyRequests((resetAt - clock()) / 1000, window.message);
-    }
+  /**
+   * The owner hears (chat integrations, recent activity) when one of the link's own limits is
+   * reached: from then until the hour ends it holds every visitor, strangers or not.
+   */
+  const limitReached = (link: LinkRow, limit: LinkLimit) => async () => {
+    await events.record(db, { accountId: link.account_id, type: 'link.limit_reached', linkId: link.id, payload: { linkName: link.name, limit } });
+  };
+
+  /** A place in each window, in order; a window of the whole link names its limit, which is told once reached. */
+  async function takePlaces(link: LinkRow, windows: Array<LimitedWindow & { linkWide?: LinkLimit }>): Promise<void> {
+    for (const window of windows) await takePlace(counter, clock(), window, window.linkWide && limitReached(link, window.linkWide));
   }
 
   /** Loads the link and the visit, and refuses a form for a step the visitor is not on. */
@@ -369,7 +376,7 @@ export function createVisitsService(deps: {
       const standing = await look(linkId, visitor);
       const { link, room, state } = standing;
       if (!link || state.step !== 'ready') return pageOf(standing, options.checkoutSessionId);
-      await takePlaces([
+      await takePlaces(link, [
         {
           key: `views:${link.id}:${clientNetworkOf(visitor.ip)}`,
           limit: viewsPerClientPerMinute,
@@ -419,8 +426,10 @@ export function createVisitsService(deps: {
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       if (await refused(link, visit, email)) return token;
       // The code, the visit's step and the mail that carries the code commit together.
+      const scope = `link:${link.id}`;
+      await otp.admit(scope, email, visitor.ip, limitReached(link, 'code'));
       await db.transaction().execute(async (trx) => {
-        const code = await otp.issue(`link:${link.id}`, email, visitor.ip, trx);
+        const code = await otp.issue(scope, email, trx);
         await updateVisit(trx, visit.id, { otp_email: email });
         await notify.otpCode(link, email, code, trx);
       });
@@ -506,9 +515,10 @@ export function createVisitsService(deps: {
           key: `pw-link:${link.id}:${sha256Hex(link.password_hash!).slice(0, 16)}`,
           ...PASSWORD_TRIES_PER_LINK,
           message: 'Too many wrong passwords have been tried on this document; try again later, or ask the sender for a new password',
+          linkWide: 'password' as const,
         },
       ];
-      await takePlaces(windows);
+      await takePlaces(link, windows);
       if (!(await verifyPassword(password, link.password_hash!))) throw unprocessable('That password is not right');
       await Promise.all(windows.map((window) => counter.release(window.key)));
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
@@ -520,13 +530,18 @@ export function createVisitsService(deps: {
       const { link, roomVisit } = await atStep(linkId, visitor, ['approval-email']);
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
-      await takePlaces([
+      await takePlaces(link, [
         {
           key: `access:${link.id}:${clientNetworkOf(visitor.ip)}`,
           ...ACCESS_REQUESTS_PER_CLIENT,
           message: 'Too many access requests from here; try again later',
         },
-        { key: `access-link:${link.id}`, ...ACCESS_REQUESTS_PER_LINK, message: 'Too many access requests for this document; try again later' },
+        {
+          key: `access-link:${link.id}`,
+          ...ACCESS_REQUESTS_PER_LINK,
+          message: 'Too many access requests for this document; try again later',
+          linkWide: 'access-request',
+        },
       ]);
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       if (await refused(link, visit, email)) return token;

@@ -13246,11 +13246,16 @@ export interface operations {
                         /** @description the 20 latest events, newest first */
                         recentActivity: {
                             /** @enum {string} */
-                            type: "link.viewed" | "link.downloaded" | "access.requested" | "access.approved" | "access.denied" | "link.expired" | "purchase.completed" | "agreement.accepted";
+                            type: "link.viewed" | "link.downloaded" | "access.requested" | "access.approved" | "access.denied" | "link.expired" | "purchase.completed" | "agreement.accepted" | "link.limit_reached";
                             linkId: string | null;
                             linkName: string;
                             /** @description the e-mail, else the IP masked (203.0.113.x, 2001:db8:…) */
                             visitor: string | null;
+                            /**
+                             * @description link.limit_reached: which of the link's hourly limits was reached (it then holds every visitor until the hour ends)
+                             * @enum {string}
+                             */
+                            limit?: "password" | "code" | "access-request";
                             /** Format: date-time */
                             at: string;
                         }[];

@@ -23,4 +23,8 @@ export const analytics = {
   'analytics.event.link.expired': '{link} expired',
   'analytics.event.purchase.completed': '{visitor} bought {link}',
   'analytics.event.agreement.accepted': '{visitor} accepted the agreement of {link}',
+  'analytics.event.link.limit_reached.password':
+    'Wrong passwords on {link} reached the hourly limit: visitors wait until the hour ends, or set a new password',
+  'analytics.event.link.limit_reached.code': '{link} sent its hourly limit of e-mail codes: new visitors wait until the hour ends',
+  'analytics.event.link.limit_reached.access-request': '{link} had its hourly limit of access requests: new visitors wait until the hour ends',
 } as const;

@@ -46,18 +46,24 @@ function TopLinks({ links }: { links: GlobalAnalytics['topLinks'] }) {
   );
 }
 
-function RecentActivity({ events }: { events: GlobalAnalytics['recentActivity'] }) {
+type ActivityEvent = GlobalAnalytics['recentActivity'][number];
+
+/** The sentence of an event; a reached limit says which one. */
+const sentenceKey = (event: ActivityEvent) =>
+  (event.type === 'link.limit_reached'
+    ? `analytics.event.link.limit_reached.${event.limit ?? 'password'}`
+    : `analytics.event.${event.type}`) as MessageKey;
+
+function RecentActivity({ events }: { events: ActivityEvent[] }) {
   return (
     <Section title={t('analytics.recent')}>
       {events.length === 0 ? (
         <p class="muted">{t('analytics.recentEmpty')}</p>
       ) : (
-        <ul class="analytics-list">
+        <ul class="analytics-list analytics-activity">
           {events.map((event, index) => (
             <li key={`${event.at}-${index}`}>
-              <span>
-                {t(`analytics.event.${event.type}` as MessageKey, { visitor: event.visitor ?? t('analytics.someone'), link: event.linkName })}
-              </span>
+              <span>{t(sentenceKey(event), { visitor: event.visitor ?? t('analytics.someone'), link: event.linkName })}</span>
               <span class="muted">{formatDateTime(event.at)}</span>
             </li>
           ))}
