@@ -113,6 +113,10 @@ test('preview settings are checked: texts on one line and bounded, pictures PNG/
   assert.equal(refusedSvg.status, 422);
   assert.match(refusedSvg.body.error, /PNG, JPEG or WebP/);
   assert.equal((await http.put(`/api/links/${id}/preview-image`, imageForm(Buffer.alloc(2 * 1024 * 1024 + 10)))).status, 413);
+  // 25.5 megapixels of one colour compress to a few kilobytes: refused before anything is decoded.
+  const vast = await http.put(`/api/links/${id}/preview-image`, imageForm(await png(5100, 5000)));
+  assert.equal(vast.status, 422);
+  assert.equal(vast.body.error, 'The preview image is 5100 × 5000 pixels; it may have at most 25 megapixels: make it smaller and upload it again');
   assert.equal((await http.put(`/api/links/${id}/preview-image`, imageForm(await png(10, 10), 'logo'))).status, 400);
   assert.equal((await http.put(`/api/links/${id}/preview-image`, { image: 'x' })).status, 400);
 });
