@@ -274,7 +274,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     viewsPerClientPerMinute: config.viewsPerClientPerMinute,
   });
   const documents = createDocumentsService({ db, reader, clock, visits, links, events, maxPages: config.maxDocumentPages });
-  const pages = createPagesService({ db, reader, visits, links, renditions });
+  const pages = createPagesService({ db, reader, visits, links, renditions, registry: metrics });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });

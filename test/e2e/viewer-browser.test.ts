@@ -169,6 +169,36 @@ test("the first page's image is fetched while the viewer loads, once: the page p
   assert.ok(asked.indexOf(firstPage) < asked.indexOf(`/v/${id}/pages.json`), `page 1 asked for before the page list: ${asked.join(', ')}`);
 });
 
+test('a page the server was too busy to stamp (503) is asked for again and shown', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(2), 'Deck.pdf', { hasWatermark: '1' });
+  await waitFor(
+    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
+    (status) => status === 'ready',
+    60_000,
+  );
+  const page = await openPage(t);
+  let refused = 0;
+  await page.route(new RegExp(`/v/${id}/pages/2\\?`), async (route) => {
+    if (refused > 0) return route.continue();
+    refused += 1;
+    return route.fulfill({ status: 503, headers: { 'retry-after': '2' }, contentType: 'application/json', body: '{"error":"busy"}' });
+  });
+  await page.goto(`${app.url}/v/${id}`);
+  await waitForPages(page, 2);
+  const second = page.locator('.viewer-page[data-page="2"] img');
+  await second.scrollIntoViewIfNeeded();
+  const shown = (image: unknown) => {
+    const { complete, naturalWidth } = image as { complete: boolean; naturalWidth: number };
+    return complete && naturalWidth > 0;
+  };
+  await until(() => second.evaluate(shown), 15_000);
+  assert.equal(refused, 1);
+  assert.match((await second.getAttribute('src')) ?? '', /[?&]retry=1$/);
+  assert.equal(await page.locator('.viewer-page.failed').count(), 0, 'not shown as failed');
+});
+
 test('e-mail gate and block list: the address opens the document, a blocked domain sees a neutral refusal', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

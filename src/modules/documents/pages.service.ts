@@ -4,8 +4,9 @@
  * here with sharp, kept for the visit in a bounded cache); a preview shows pages 1..N only.
  */
 import { availableParallelism } from 'node:os';
-import { createConcurrencyLimit } from '../../core/concurrency.js';
-import { notFound } from '../../core/errors.js';
+import type { Registry } from 'prom-client';
+import { createConcurrencyLimit, createKeyedConcurrencyLimit } from '../../core/concurrency.js';
+import { notFound, serviceUnavailable } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { FileReader } from '../files/file-reader.js';
@@ -13,6 +14,7 @@ import type { DocumentStatus, DocumentSummaries, DocumentSummary, LinksService }
 import type { Visitor, VisitorSession } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
 import * as repo from './documents.repo.js';
+import { createStampMetrics } from './stamp-metrics.js';
 import { isPaged, type Renditions } from './renditions.js';
 import { isWatermarked, stampFor } from './document-view.js';
 import { drawStampSprite, releaseBuffer, stampPageImage, type StampSprite } from './watermark/index.js';
@@ -57,10 +59,27 @@ const STAMPED_CACHE_BYTES = 64 * 1024 * 1024;
  * sooner anyway.
  */
 const CONCURRENT_STAMPS = Math.max(2, availableParallelism());
+/**
+ * Stamps that may wait for a place: a waiting one holds nothing yet (its page is read once its
+ * turn comes), but past this many a visitor would wait longer than a retry takes.
+ */
+const WAITING_STAMPS = 48;
+/** Stamps of one view at once: a visitor asking for every page at the same time waits behind their own requests. */
+const STAMPS_PER_VIEW = 2;
 /** Each visit's mark, drawn once per page size (the inked pixels of one copy: tens of KB). */
 const SPRITE_CACHE_BYTES = 16 * 1024 * 1024;
 /** What a view's stamped images are cached under: its short id alone could repeat in another visit, which would then get its stamps. */
 const viewKeyOf = (session: VisitorSession) => `${session.visitId}:${session.viewId}`;
+
+/** The answer of `make` for `key`, made once for every caller that asks while it is being made. */
+function once<T>(inFlight: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = make().finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+  }
+  return pending;
+}
 
 /** Least recently used entries go first once their bytes pass `limitBytes`. */
 function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {
@@ -101,13 +120,25 @@ export function createPagesService(deps: {
   visits: Pick<VisitsService, 'requireSession'>;
   links: Pick<LinksService, 'ownLink'>;
   renditions: Pick<Renditions, 'queue' | 'renderAhead'>;
+  /** Where the page_stamps_* metrics go: the registry /metrics serves (none: not counted). */
+  registry?: Registry;
 }) {
   const { db, reader, visits, links, renditions } = deps;
+  const metrics = deps.registry && createStampMetrics(deps.registry);
   const stamped = createByteCache<Buffer>(STAMPED_CACHE_BYTES, (image) => image.length);
   const sprites = createByteCache<StampSprite>(SPRITE_CACHE_BYTES, (sprite) => sprite.bytes);
   /** The marks being drawn, so that the pages asked for meanwhile wait for the same drawing. */
   const drawing = new Map<string, Promise<StampSprite>>();
-  const stamping = createConcurrencyLimit(CONCURRENT_STAMPS);
+  const stamping = createConcurrencyLimit(CONCURRENT_STAMPS, {
+    maxWaiting: WAITING_STAMPS,
+    full: () => {
+      metrics?.refused.inc();
+      return serviceUnavailable('Many pages are being prepared right now; this one will be ready in a moment', 2);
+    },
+  });
+  const stampingOfView = createKeyedConcurrencyLimit(STAMPS_PER_VIEW);
+  /** The stamps being made, so that the same page asked for again meanwhile waits for the same one. */
+  const making = new Map<string, Promise<Buffer>>();
 
   /**
    * The visit's mark for pages of this size, drawn once. It names the time the view began: every
@@ -117,17 +148,11 @@ export function createPagesService(deps: {
     const key = `${viewKeyOf(session)}:${width}x${height}`;
     const drawn = sprites.get(key);
     if (drawn) return Promise.resolve(drawn);
-    let pending = drawing.get(key);
-    if (!pending) {
-      pending = drawStampSprite(stampFor(session, session.startedAt), width, height)
-        .then((sprite) => {
-          sprites.set(key, sprite);
-          return sprite;
-        })
-        .finally(() => drawing.delete(key));
-      drawing.set(key, pending);
-    }
-    return pending;
+    return once(drawing, key, async () => {
+      const sprite = await drawStampSprite(stampFor(session, session.startedAt), width, height);
+      sprites.set(key, sprite);
+      return sprite;
+    });
   }
 
   /** `image` with the visit's mark in its pixels. */
@@ -135,6 +160,27 @@ export function createPagesService(deps: {
     const { default: sharp } = await import('sharp');
     const { width, height } = await sharp(image).metadata();
     return stampPageImage(image, await spriteFor(session, width, height));
+  }
+
+  /**
+   * Page `number` (or its thumbnail) with the visit's mark, made once per view and kept. A view's
+   * stamps are made two at a time, each in its turn among all visits' (the page is read only then).
+   */
+  async function stampedImage(document: repo.DocumentRow, number: number, kind: PageImageKind, session: VisitorSession): Promise<Buffer> {
+    const viewKey = viewKeyOf(session);
+    const key = `${viewKey}:${document.id}:${number}:${kind}`;
+    const make = async () => {
+      const clean = await readImage(document, number, kind, true);
+      try {
+        const image = await stamp(clean, session);
+        metrics?.made.inc();
+        stamped.set(key, image);
+        return image;
+      } finally {
+        releaseBuffer(clean);
+      }
+    };
+    return stamped.get(key) ?? once(making, key, () => stampingOfView(viewKey, () => stamping(make)));
   }
 
   /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
@@ -204,18 +250,7 @@ export function createPagesService(deps: {
       const visible = document && visibleCount(document, link);
       if (!document || visible === null || visible === undefined || number > visible) throw notFound(`Page ${number}`);
       if (!isWatermarked(link, room)) return { bytes: await readImage(document, number, kind), mime: 'image/webp' };
-      const key = `${viewKeyOf(session)}:${document.id}:${number}:${kind}`;
-      let image = stamped.get(key);
-      if (!image) {
-        const clean = await readImage(document, number, kind, true);
-        try {
-          image = await stamping(() => stamp(clean, session));
-        } finally {
-          releaseBuffer(clean);
-        }
-        stamped.set(key, image);
-      }
-      return { bytes: image, mime: 'image/jpeg' };
+      return { bytes: await stampedImage(document, number, kind, session), mime: 'image/jpeg' };
     },
 
     /**

@@ -155,6 +155,37 @@ test('preview pages: only pages 1..N exist for visitors; a watermark hides the t
   assert.notDeepEqual((await visitor.get(`/v/${id}/pages/1/thumbnail`)).bytes, cleanThumbnail, 'thumbnails are stamped too');
 });
 
+test('a page asked for many times at once is stamped once for the view; a visit asking for every page at once gets them all', async (t) => {
+  const metricsToken = 'scrape-' + 'p'.repeat(24);
+  const app = await startApp(t, { env: { METRICS_TOKEN: metricsToken } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(6), 'Deck.pdf', { hasWatermark: '1' });
+  await documentOf(http, id);
+  const stampsMade = async () => {
+    const text = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+    return Number(/^page_stamps_total (\d+)$/m.exec(text)?.[1]);
+  };
+  const { visitor } = await viewing(app, id);
+  const before = await stampsMade();
+
+  const same = await Promise.all(Array.from({ length: 8 }, () => visitor.get(`/v/${id}/pages/1`)));
+  assert.deepEqual(
+    same.map((answer) => answer.status),
+    Array(8).fill(200),
+  );
+  assert.equal((await stampsMade()) - before, 1, 'eight requests, one stamp');
+
+  // Every page and thumbnail at once: the view's stamps wait their turn, two at a time, and all arrive.
+  const everything = await Promise.all(
+    [1, 2, 3, 4, 5, 6].flatMap((number) => [visitor.get(`/v/${id}/pages/${number}`), visitor.get(`/v/${id}/pages/${number}/thumbnail`)]),
+  );
+  assert.deepEqual(
+    everything.map((answer) => answer.status),
+    Array(12).fill(200),
+  );
+  assert.equal((await stampsMade()) - before, 12, 'page 1 was already stamped; eleven more');
+});
+
 test("a watermarked visit's page URLs name its view, so a browser's cache never shows one visit's stamps in another", async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

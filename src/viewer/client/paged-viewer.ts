@@ -50,8 +50,19 @@ function revealWithin(container: HTMLElement, element: HTMLElement): void {
   else if (target.right > box.right) container.scrollLeft += target.right - box.right;
 }
 
+/** Times a page image that failed (a server too busy to stamp it answers 503) is asked for again, 2, 4 and 8 s apart. */
+const IMAGE_RETRIES = 3;
+
 function pageImage(url: string, page: ManifestPage, className: string): HTMLImageElement {
   const image = document.createElement('img');
+  let retries = 0;
+  // Registered first, so that the page's own handler hears only of an image that failed for good.
+  image.addEventListener('error', (event) => {
+    if (retries >= IMAGE_RETRIES) return;
+    event.stopImmediatePropagation();
+    retries += 1;
+    setTimeout(() => (image.src = `${url}${url.includes('?') ? '&' : '?'}retry=${retries}`), 1000 * 2 ** retries);
+  });
   image.className = className;
   image.dataset.src = url;
   image.width = page.width;
