@@ -21,6 +21,7 @@ import {
   findUsableSignInToken,
   insertSignInToken,
   spendLiveSignInTokens,
+  spendLiveSignInTokensOf,
   type TokenPurpose,
 } from './sign-in-tokens.repo.js';
 
@@ -342,7 +343,10 @@ export function createAuthService(deps: {
 
     sendPasswordReset: (email: string, client: Client) => requestLinkMail(email, client, 'password-reset'),
 
-    /** Sets the new password and ends every session of the person; they sign in again with it. */
+    /**
+     * Sets the new password and ends every session of the person, and every other link mailed to
+     * them (whoever saw one must not get back in); they sign in again with it.
+     */
     async resetPassword(input: { token: string; password: string }, client: Client): Promise<void> {
       await db.transaction().execute(async (trx) => {
         const row = await consume('password-reset', input.token, trx);
@@ -350,6 +354,7 @@ export function createAuthService(deps: {
         if (!user) throw unusableLink();
         await users.setPassword(user.id, input.password, trx);
         await sessions.endAllOf(user.id, trx);
+        await spendLiveSignInTokensOf(trx, user.id, clock());
         const [first] = await members.accountsOf(user.id, trx);
         await audit.record(sourceFor(user, first?.id ?? null, client), { action: 'password.reset', target: { type: 'user', id: user.id } }, trx);
       });
@@ -357,7 +362,7 @@ export function createAuthService(deps: {
 
     /**
      * The signed-in person changes their password by giving the current one (counted like a failed
-     * sign-in when wrong); their other sessions end, this one stays.
+     * sign-in when wrong); their other sessions end, and the links mailed to them, this session stays.
      */
     async changePassword(
       principal: Principal,
@@ -379,6 +384,7 @@ export function createAuthService(deps: {
       await db.transaction().execute(async (trx) => {
         await users.setPassword(user.id, input.newPassword, trx);
         await sessions.endAllOf(user.id, trx, sessionId);
+        await spendLiveSignInTokensOf(trx, user.id, clock());
         await audit.record(sourceFor(user, principal.accountId, client), { action: 'password.changed', target: { type: 'user', id: user.id } }, trx);
       });
     },

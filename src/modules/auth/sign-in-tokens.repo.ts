@@ -49,6 +49,17 @@ export async function spendLiveSignInTokens(db: Executor, purpose: TokenPurpose,
   return rows.map((row) => row.token_hash);
 }
 
+/** Uses every live link mailed to the person (sign-in, reset) at once: their password changed, and none may outlive it. */
+export async function spendLiveSignInTokensOf(db: Executor, userId: number, now: number): Promise<void> {
+  await db
+    .updateTable('sign_in_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
 /** The token as it would be accepted now, without using it (a page shows its form only then). */
 export function findUsableSignInToken(db: Executor, tokenHash: string, purpose: TokenPurpose, now: number) {
   return db
