@@ -386,6 +386,19 @@ test('removing a person revokes the keys they made in the account: none is liste
   );
 });
 
+test('a key is not made for a person whose removal committed while their request was under way', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  const keysBefore = (await http.get('/api/api-keys')).body.api_keys.length;
+  // The request passed the guard as a member; the removal (and its revocation of their keys) then
+  // committed before the key's transaction took the account's lock.
+  await app.runtime.database.db.deleteFrom('memberships').where('user_id', '=', admin.userId).where('account_id', '=', accountId).execute();
+  const source = { accountId, actor: { type: 'user' as const, id: admin.userId, label: admin.email }, ip: '127.0.0.1' };
+  await assert.rejects(app.runtime.services.apiKeys.create(source, 'made too late'), /Your access to this account has ended/);
+  assert.equal((await http.get('/api/api-keys')).body.api_keys.length, keysBefore, 'no key was stored');
+});
+
 test('an invitation is checked again when used: one its inviter could no longer make is refused, even if it escaped the withdrawal', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

@@ -2,7 +2,7 @@ import type { Db } from '../../db/kysely.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
 import type { Identity, Principal } from '../../core/auth.js';
-import { notFound, unprocessable } from '../../core/errors.js';
+import { forbidden, notFound, unprocessable } from '../../core/errors.js';
 import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -133,6 +133,10 @@ export function createApiKeysService(deps: {
           created_at: clock(),
           created_by: await personBehind(source, trx),
         });
+        // Read under the account's lock, which a removal holds too: a maker removed meanwhile would
+        // otherwise get a key that outlives the removal (its revocation of their keys ran before).
+        const made = await findKeyWithMakerRole(trx, accountId, keyId);
+        if (made?.created_by !== null && made?.maker_role === null) throw forbidden('Your access to this account has ended');
         await audit.record(source, { action: 'api_key.created', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
         return keyId;
       });
