@@ -72,6 +72,8 @@ export interface Config {
   pageDrawTimeoutSeconds: number;
   /** A document of more pages is not drawn (it ends failed) nor copied for a visitor (stamped or cut). */
   maxDocumentPages: number;
+  /** What a document's page images may take beyond 100 times its PDF, in MiB (past it, the document ends failed). */
+  documentImagesBaseMb: number;
   /** The address space LibreOffice may use (ulimit -v), in MiB. */
   convertMemoryMb: number;
   /** Documents one process converts or renders at once. */
@@ -356,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
     convertMemoryMb: integer(env, 'CONVERT_MEMORY_MB', 2048, 512, 65536),
     pageDrawTimeoutSeconds: integer(env, 'PAGE_DRAW_TIMEOUT_SECONDS', 30, 1, 3600),
     maxDocumentPages: integer(env, 'MAX_DOCUMENT_PAGES', 2000, 1, 100_000),
+    documentImagesBaseMb: integer(env, 'DOCUMENT_IMAGES_BASE_MB', 256, 0, 1_048_576),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 1, 1, 16),
     eventConcurrency: integer(env, 'EVENT_CONCURRENCY', 4, 1, 32),
     defaultPlan: oneOf(env, 'DEFAULT_PLAN', ['free', 'professional', 'business'] as const, 'business'),

@@ -174,6 +174,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     convertTimeoutMs: config.convertTimeoutSeconds * 1000,
     pageTimeoutMs: config.pageDrawTimeoutSeconds * 1000,
     maxPages: config.maxDocumentPages,
+    imagesBaseBytes: config.documentImagesBaseMb * 1024 * 1024,
     concurrency: config.jobConcurrency,
   });
   jobs.register(DOCUMENT_JOB, renditions.job);

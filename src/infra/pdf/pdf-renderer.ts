@@ -55,7 +55,7 @@ export interface RenderedPage {
 
 export interface OpenedPdf {
   pageCount: number;
-  /** Page `number` (1-based) drawn `width` pixels wide, its height in proportion. */
+  /** Page `number` (1-based) drawn `width` pixels wide, its height in proportion; a page taller than 1600 × 3750 (6 MP) or 8000 px is drawn smaller, in proportion. */
   renderPage(number: number, width: number): Promise<RenderedPage>;
   /** The page's text, as PDFium extracts it (empty for a scanned page). */
   pageText(number: number): Promise<string>;

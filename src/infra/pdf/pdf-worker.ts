@@ -8,8 +8,20 @@ import { parentPort } from 'node:worker_threads';
 import { PDFiumLibrary, type PDFiumDocument } from '@hyzyla/pdfium';
 import type { PdfDrawingStarted, PdfRequest, PdfResponse } from './pdf-protocol.js';
 
-/** The longest side a page is drawn at, whatever its shape: a banner-shaped page cannot ask for gigapixels. */
+/**
+ * The most a page is drawn at, whatever its shape: a taller page than 1600 × 3750 is drawn
+ * narrower, in proportion, so that a banner-shaped page asks neither for gigapixels nor, copied on
+ * every page of a document, for gigabytes of images.
+ */
+const MAX_PIXELS = 6_000_000;
 const MAX_SIDE = 8000;
+
+/** The size page `originalWidth` × `originalHeight` (points) is drawn at, asked for `width` pixels wide. */
+function drawnSize(originalWidth: number, originalHeight: number, width: number) {
+  const height = (originalHeight * width) / Math.max(originalWidth, 1);
+  const scale = Math.min(1, Math.sqrt(MAX_PIXELS / Math.max(width * height, 1)), MAX_SIDE / Math.max(height, 1));
+  return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
+}
 
 const port = parentPort!;
 const library = PDFiumLibrary.init();
@@ -39,10 +51,10 @@ async function answer(request: PdfRequest): Promise<PdfResponse> {
     case 'render': {
       const page = pageOf(request.documentId, request.number);
       const { originalWidth, originalHeight } = page.getOriginalSize();
-      const height = Math.max(1, Math.min(MAX_SIDE, Math.round((originalHeight * request.width) / Math.max(originalWidth, 1))));
+      const size = drawnSize(originalWidth, originalHeight, request.width);
       port.postMessage({ id: request.id, started: true } satisfies PdfDrawingStarted);
       // The library draws on an opaque white fill with PDFium's reverse byte order: RGBA, as image libraries read it.
-      const image = await page.render({ width: request.width, height, render: 'bitmap' });
+      const image = await page.render({ ...size, render: 'bitmap' });
       return { id: request.id, ok: true, value: { rgba: image.data, width: image.width, height: image.height } };
     }
     case 'text':

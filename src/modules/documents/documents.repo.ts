@@ -89,6 +89,18 @@ export async function hasPage(db: Executor, documentId: number, page: number): P
   return row !== undefined;
 }
 
+/** The bytes a document's page images (pages, thumbnails, stamp bases) take so far. */
+export async function renditionBytes(db: Executor, documentId: number): Promise<number> {
+  const row = await db
+    .selectFrom('document_pages')
+    .select((eb) =>
+      eb.fn.sum<number | string | null>(eb('image_size', '+', eb('thumbnail_size', '+', eb.fn.coalesce('stamp_base_size', eb.lit(0))))).as('bytes'),
+    )
+    .where('document_id', '=', documentId)
+    .executeTakeFirst();
+  return Number(row?.bytes ?? 0);
+}
+
 /** Pages 1..`upTo` that exist, in order, without their keys. */
 export function listPages(db: Executor, documentId: number, upTo: number) {
   return db

@@ -251,6 +251,32 @@ test('a replacement is rendered while visitors still see the old pages; a corrup
   assert.equal((await visitor.get(`/v/${broken}`)).status, 200);
 });
 
+test('a document whose page images would take more than its budget ends failed; a very tall page is drawn smaller, in proportion', async (t) => {
+  // No base: the budget is 100 times the PDF, which a few pages of text pass.
+  const app = await startApp(t, { env: { DOCUMENT_IMAGES_BASE_MB: '0' } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(12), 'Long.pdf');
+  const failed = await documentOf(http, id);
+  assert.equal(failed.status, 'failed');
+  assert.match(
+    failed.error ?? '',
+    /^Its pages would take more than 0\.\d MB as images \(the same large picture drawn on many pages, say\), so it is not shown page by page$/,
+  );
+  assert.ok(failed.rendered! < 12, `${failed.rendered} pages drawn before the budget ran out`);
+  const { visitor, manifest } = await viewing(app, id);
+  assert.equal((await manifest()).status, 'failed');
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200, 'the link still answers');
+
+  // A page ten times as tall as wide, asked for 1600 px wide, would be 16 000 px tall: it is drawn at 6 megapixels.
+  const roomy = await startApp(t);
+  const owner = await roomy.createAccount('professional');
+  const tall = await createLink(owner.http, await makePdf(1, { height: 5950 }), 'Banner.pdf');
+  assert.equal((await documentOf(owner.http, tall)).status, 'ready');
+  const [page] = (await (await viewing(roomy, tall)).manifest()).pages;
+  assert.ok(page!.width * page!.height <= 6_000_000, `${page!.width} × ${page!.height}`);
+  assert.ok(Math.abs(page!.height / page!.width - 10) < 0.05, `its proportions kept: ${page!.width} × ${page!.height}`);
+});
+
 test('a page that takes too long to draw ends its document failed with the page named; the link still answers', async (t) => {
   const app = await startApp(t, { env: { PAGE_DRAW_TIMEOUT_SECONDS: '1' } });
   const { http } = await app.createAccount('professional');

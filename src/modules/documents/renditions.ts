@@ -46,6 +46,22 @@ const PAGES_AT_ONCE = 2;
 const DRAWN_AHEAD_AT_ONCE = 2;
 const BLOB_PREFIX = 'documents/';
 
+/**
+ * What a document's page images may take in all: its PDF a hundred times over, and a base more
+ * (`DOCUMENT_IMAGES_BASE_MB`, 256 MiB). A text page's images take about a tenth of a megabyte and
+ * a photo's a few, but a PDF of a few kilobytes per page can draw one large picture on each of
+ * thousands of pages: tens of gigabytes.
+ */
+const renditionBudgetBytes = (pdfBytes: number, baseBytes: number) => baseBytes + 100 * pdfBytes;
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
+
+/** A document's budget (bytes), and what is left of it while its pages are drawn. */
+interface RenditionBudget {
+  total: number;
+  left: number;
+}
+
 /** Why a document of `pages` pages is not shown as pages, nor copied for a visitor. */
 export const tooManyPages = (pages: number, maxPages: number) =>
   `This document has ${pages} pages; this server shows documents of at most ${maxPages} pages (MAX_DOCUMENT_PAGES)`;
@@ -93,6 +109,8 @@ export function createRenditions(deps: {
   pageTimeoutMs: number;
   /** A document of more pages ends failed before any is drawn. */
   maxPages: number;
+  /** What a document's page images may take beyond 100 times its PDF. */
+  imagesBaseBytes: number;
   concurrency: number;
 }) {
   const { db, clock, intake, reader, blobs, converter, jobs, links, maxPages } = deps;
@@ -131,10 +149,13 @@ export function createRenditions(deps: {
     return pdf;
   }
 
-  async function open(document: repo.DocumentRow, link: LinkRow): Promise<OpenedPdf> {
-    const pdf = await pdfOf(document, link);
+  /** The document's PDF opened for drawing, and what its page images may still take. */
+  async function open(document: repo.DocumentRow, link: LinkRow): Promise<{ pdf: OpenedPdf; budget: RenditionBudget }> {
+    const bytes = await pdfOf(document, link);
+    const total = renditionBudgetBytes(bytes.length, deps.imagesBaseBytes);
+    const budget = { total, left: total - (await repo.renditionBytes(db, document.id)) };
     try {
-      return await openPdf(pdf, { pageTimeoutMs: deps.pageTimeoutMs });
+      return { pdf: await openPdf(bytes, { pageTimeoutMs: deps.pageTimeoutMs }), budget };
     } catch (error) {
       if (error instanceof PdfOpenError) throw new UnrenderableError(error.message);
       throw error;
@@ -146,7 +167,7 @@ export function createRenditions(deps: {
    * made from: it decodes five times faster than the WebP), and records them; a page already
    * recorded keeps the first.
    */
-  async function renderPage(document: repo.DocumentRow, pdf: OpenedPdf, number: number): Promise<void> {
+  async function renderPage(document: repo.DocumentRow, pdf: OpenedPdf, number: number, budget: RenditionBudget): Promise<void> {
     const { default: sharp } = await import('sharp');
     // The page's calls to PDFium are queued together, so the other page in flight never comes between
     // them (a slow page would hold this one up). The thumbnail is drawn at its own size: PDFium does
@@ -166,6 +187,12 @@ export function createRenditions(deps: {
       // 2.4 MB 2.5 MB) but no pixel, and save its encoding 11 ms (text) to 74 ms (photo) of a page's CPU.
       pixels(page).jpeg({ quality: 90, optimiseCoding: false }).toBuffer(),
     ]);
+    budget.left -= image.length + thumbnail.length + stampBase.length;
+    if (budget.left < 0) {
+      throw new UnrenderableError(
+        `Its pages would take more than ${megabytes(budget.total)} MB as images (the same large picture drawn on many pages, say), so it is not shown page by page`,
+      );
+    }
     const tag = randomBase62(8);
     const sealedImage = await intake.seal(`${blobBase(document)}page-${number}-${tag}.webp`, image);
     const sealedThumbnail = await intake.seal(`${blobBase(document)}thumbnail-${number}-${tag}.webp`, thumbnail);
@@ -205,7 +232,12 @@ export function createRenditions(deps: {
    * are left. A failure stops new pages; those in flight are waited for before it is thrown, so
    * the PDF is never closed under them.
    */
-  async function renderPages(document: repo.DocumentRow, pdf: OpenedPdf, numbers: readonly number[], job: Turns): Promise<boolean> {
+  async function renderPages(
+    document: repo.DocumentRow,
+    { pdf, budget }: { pdf: OpenedPdf; budget: RenditionBudget },
+    numbers: readonly number[],
+    job: Turns,
+  ): Promise<boolean> {
     const started = clock();
     const sliceOver = async () => {
       const elapsed = clock() - started;
@@ -216,7 +248,7 @@ export function createRenditions(deps: {
     let next = 0;
     try {
       while (next < numbers.length && !failure && !(await sliceOver())) {
-        const drawing: Promise<void> = renderPage(document, pdf, numbers[next++]!)
+        const drawing: Promise<void> = renderPage(document, pdf, numbers[next++]!, budget)
           .catch((error: unknown) => {
             // A page past its limit ends the renderer under the other page in flight: the limit is the cause.
             if (!failure || (error instanceof PdfPageTimeoutError && failure.error instanceof PdfRendererStoppedError)) failure = { error };
@@ -245,14 +277,15 @@ export function createRenditions(deps: {
       await deleteBlobs(keys);
       return false;
     }
-    let pdf: OpenedPdf;
+    let opened: { pdf: OpenedPdf; budget: RenditionBudget };
     try {
-      pdf = await open(document, link);
+      opened = await open(document, link);
     } catch (error) {
       if (!(error instanceof UnrenderableError)) throw error;
       await fail(document, error.message);
       return false;
     }
+    const { pdf } = opened;
     try {
       if (document.page_count !== pdf.pageCount) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
       if (pdf.pageCount > maxPages) {
@@ -261,13 +294,13 @@ export function createRenditions(deps: {
       }
       const rendered = await repo.renderedPageNumbers(db, document.id);
       const missing = Array.from({ length: pdf.pageCount }, (_, index) => index + 1).filter((number) => !rendered.has(number));
-      if (await renderPages(document, pdf, missing, job)) {
+      if (await renderPages(document, opened, missing, job)) {
         await jobs.enqueue(DOCUMENT_JOB, { documentId } satisfies RenderPayload);
         return true;
       }
     } catch (error) {
-      // Drawing it again would take as long: the document cannot be shown as pages.
-      if (!(error instanceof PdfPageTimeoutError)) throw error;
+      // Drawing it again would take as long, or as much: the document cannot be shown as pages.
+      if (!(error instanceof PdfPageTimeoutError || error instanceof UnrenderableError)) throw error;
       await fail(document, error.message);
       return false;
     } finally {
@@ -305,16 +338,18 @@ export function createRenditions(deps: {
     const link = await links.findForVisitor(document.link_id);
     if (!link || link.version !== document.version) return;
     if (link.mime !== 'application/pdf' && document.pdf_blob_key === null) return;
-    const pdf = await open(document, link).catch(() => undefined);
-    if (!pdf) return;
+    const opened = await open(document, link).catch(() => undefined);
+    if (!opened) return;
+    const { pdf, budget } = opened;
     try {
       // Past the limit the job fails the document.
       if (number > pdf.pageCount || pdf.pageCount > maxPages) return;
       if (document.page_count === null) await repo.updateDocument(db, document.id, { page_count: pdf.pageCount }, clock());
-      await renderPage(document, pdf, number);
+      await renderPage(document, pdf, number, budget);
     } catch (error) {
-      // The job fails the document (a page past its limit) or draws the page again (the thread ended under it).
-      if (!(error instanceof PdfPageTimeoutError || error instanceof PdfRendererStoppedError)) throw error;
+      // The job fails the document (a page past its limit, its images past their budget) or draws
+      // the page again (the thread ended under it).
+      if (!(error instanceof PdfPageTimeoutError || error instanceof PdfRendererStoppedError || error instanceof UnrenderableError)) throw error;
     } finally {
       await pdf.close();
     }
