@@ -513,6 +513,10 @@ export interface JobsTable {
   status: JobStatus;
   /** due from then on (the next attempt's time after a failure) */
   run_at: number;
+  /** whose job it is (`account:<id>`), for the kinds that take turns between owners (0035); null: no one's */
+  fair_key: string | null;
+  /** the order among due jobs of the kind: run_at, or for an owner's job its turn (0035) */
+  turn_at: number;
   /** attempts started, counted when claimed */
   attempts: Generated<number>;
   /** null: the kind's retry policy decides */

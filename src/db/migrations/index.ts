@@ -33,6 +33,7 @@ import * as mailOutboxWithoutMessages from './0031-mail-outbox-without-messages.
 import * as hashedCheckoutSessions from './0032-hashed-checkout-sessions.js';
 import * as unverifiedViewAlerts from './0033-unverified-view-alerts.js';
 import * as unverifiedAddresses from './0034-unverified-addresses.js';
+import * as fairJobs from './0035-fair-jobs.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0032-hashed-checkout-sessions': hashedCheckoutSessions,
   '0033-unverified-view-alerts': unverifiedViewAlerts,
   '0034-unverified-addresses': unverifiedAddresses,
+  '0035-fair-jobs': fairJobs,
 };
 
 export const migrationProvider: MigrationProvider = {

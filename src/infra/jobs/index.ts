@@ -2,6 +2,7 @@ export {
   createJobRunner,
   describeJobError,
   failedAttemptRecord,
+  fairKeyOfAccount,
   PermanentJobError,
   type EnqueueOptions,
   type FailedAttemptRecord,

@@ -468,3 +468,31 @@ test('finished jobs are deleted a week after they finished; pending and running 
     [{ n: 3 }],
   );
 });
+
+test("an owner's jobs take turns with other owners': a burst of one account's jobs does not keep another's waiting", async (t) => {
+  const { runner, db } = await setup(t);
+  const jobs = runner();
+  const { ran, kind } = recordingKind({ concurrency: 1, turnMs: 1_000 });
+  jobs.register('fair', kind);
+  await jobs.enqueueMany('fair', [{ n: 1 }, { n: 2 }, { n: 3 }], { fairKey: 'account:1' });
+  await jobs.enqueue('fair', { n: 10 }, { fairKey: 'account:2' });
+  await jobs.enqueue('fair', { n: 4 }, { fairKey: 'account:1' });
+  await jobs.enqueue('fair', { n: 20 });
+  assert.deepEqual(
+    (await listJobs(db)).map((row) => [JSON.parse(row.payload).n, row.fair_key, row.turn_at - row.run_at]),
+    [
+      [1, 'account:1', 0],
+      [2, 'account:1', 1_000],
+      [3, 'account:1', 2_000],
+      [10, 'account:2', 0],
+      [4, 'account:1', 3_000],
+      [20, null, 0],
+    ],
+  );
+  await jobs.drain('fair');
+  assert.deepEqual(
+    ran.map((run) => run.n),
+    [1, 10, 20, 2, 3, 4],
+    "the second account's job and the job of no one run before the first account's second",
+  );
+});

@@ -5,12 +5,25 @@ import { failureLevel, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { JobRow } from '../../db/types.js';
 import { createJobMetrics } from './job-metrics.js';
-import { claimDueJob, completeJob, countUnfinishedJobs, deleteFinishedJobs, failJob, hasWaitingJob, insertJobs, retryJob } from './jobs.repo.js';
+import {
+  claimDueJob,
+  completeJob,
+  countUnfinishedJobs,
+  deleteFinishedJobs,
+  failJob,
+  hasWaitingJob,
+  insertJobs,
+  lastTurnOf,
+  retryJob,
+} from './jobs.repo.js';
 
 /** A failure that retrying cannot fix: the job fails at once, whatever attempts it has left. */
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError';
 }
+
+/** The owner of an account's jobs, for the kinds that take turns between accounts (`EnqueueOptions.fairKey`). */
+export const fairKeyOfAccount = (accountId: number) => `account:${accountId}`;
 
 export interface RunningJob {
   id: number;
@@ -70,6 +83,12 @@ export interface JobKind<P> {
   leaseMs?: number;
   /** Look for a job as soon as this process enqueues it (default); false leaves it to the poll. */
   runOnEnqueue?: boolean;
+  /**
+   * What a job of the kind is reckoned to take, for the kinds whose jobs are enqueued with an
+   * owner (`fairKey`): an owner's job waits this long of turns after their previous one still
+   * waiting, so a burst of one owner's jobs is taken in turn with the others' (default 10 s).
+   */
+  turnMs?: number;
 }
 
 export interface EnqueueOptions {
@@ -79,6 +98,11 @@ export interface EnqueueOptions {
   runAt?: number;
   /** Overrides the kind's maxAttempts for this job. */
   maxAttempts?: number;
+  /**
+   * Whose job it is (`account:<id>`): due jobs are taken in turns between owners, each owner's
+   * jobs a `turnMs` of the kind apart, so one owner's hundred jobs do not keep the others waiting.
+   */
+  fairKey?: string;
 }
 
 export interface JobLog {
@@ -104,6 +128,7 @@ const AFTER_COMMIT_LOOK_MS = 50;
 const FINISHED_RETENTION_MS = 7 * 86_400_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 const PRUNE_BATCH = 1_000;
+const DEFAULT_TURN_MS = 10_000;
 
 export const describeJobError = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
 
@@ -277,10 +302,27 @@ export function createJobRunner(deps: JobRunnerDeps) {
       });
   }
 
+  /** The turns of an owner's new jobs: after their jobs still waiting, each a turn apart, none before it is due. */
+  async function turnsOf(executor: Executor, kind: string, fairKey: string, due: number, count: number): Promise<number[]> {
+    const turnMs = kinds.get(kind)?.kind.turnMs ?? DEFAULT_TURN_MS;
+    const last = await lastTurnOf(executor, kind, fairKey);
+    const first = last === null ? due : Math.max(due, last + turnMs);
+    return Array.from({ length: count }, (_, index) => first + index * turnMs);
+  }
+
   async function enqueueMany(kind: string, payloads: readonly unknown[], options: EnqueueOptions = {}): Promise<number[]> {
-    const { executor = db, runAt, maxAttempts = null } = options;
+    if (payloads.length === 0) return [];
+    const { executor = db, runAt, maxAttempts = null, fairKey } = options;
     const now = clock();
-    const jobs = payloads.map((payload) => ({ kind, payload: JSON.stringify(payload), runAt: runAt ?? now, maxAttempts }));
+    const due = runAt ?? now;
+    const turns = fairKey === undefined ? undefined : await turnsOf(executor, kind, fairKey, due, payloads.length);
+    const jobs = payloads.map((payload, index) => ({
+      kind,
+      payload: JSON.stringify(payload),
+      runAt: due,
+      maxAttempts,
+      ...(fairKey !== undefined && { fairKey, turnAt: turns![index]! }),
+    }));
     const ids = await insertJobs(executor, jobs, now);
     if (ids.length > 0) nudge(kind, executor.isTransaction);
     return ids;

@@ -8,6 +8,9 @@ export interface NewJob {
   payload: string;
   runAt: number;
   maxAttempts: number | null;
+  /** whose job it is (none: no one's), and its turn among the due jobs of its kind (default: runAt) */
+  fairKey?: string;
+  turnAt?: number;
 }
 
 export interface JobClaimRequest {
@@ -31,6 +34,8 @@ export async function insertJobs(db: Executor, jobs: readonly NewJob[], now: num
         payload: job.payload,
         status: 'pending' as const,
         run_at: job.runAt,
+        fair_key: job.fairKey ?? null,
+        turn_at: job.turnAt ?? job.runAt,
         max_attempts: job.maxAttempts,
         created_at: now,
         updated_at: now,
@@ -69,7 +74,7 @@ export function claimDueJob(db: Executor, request: JobClaimRequest): Promise<Job
         .selectFrom('jobs')
         .select('id')
         .where((inner) => claimable(inner, kind, now))
-        .orderBy('run_at')
+        .orderBy('turn_at')
         .orderBy('id')
         .limit(1)
         .$if(postgres, (query) => query.forUpdate().skipLocked()),
@@ -77,6 +82,18 @@ export function claimDueJob(db: Executor, request: JobClaimRequest): Promise<Job
     .where((eb) => claimable(eb, kind, now))
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The last turn an owner's jobs of `kind` still waiting or running hold, or null when none does. */
+export async function lastTurnOf(db: Executor, kind: string, fairKey: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.max<number | string | null>('turn_at').as('turn'))
+    .where('kind', '=', kind)
+    .where('fair_key', '=', fairKey)
+    .where('status', 'in', ['pending', 'running'])
+    .executeTakeFirst();
+  return row?.turn === null || row?.turn === undefined ? null : Number(row.turn);
 }
 
 /** Whether a job of `kind` other than `excluding` is due and waiting for a runner (or its runner is gone). */
@@ -109,8 +126,9 @@ async function finishAttempt(db: Executor, claim: JobClaim, patch: Updateable<Jo
 export const completeJob = (db: Executor, claim: JobClaim, now: number) =>
   finishAttempt(db, claim, { status: 'done', last_error: null, updated_at: now });
 
+/** A retried job waits for its time and then takes its turn from then. */
 export const retryJob = (db: Executor, claim: JobClaim, runAt: number, error: string, now: number) =>
-  finishAttempt(db, claim, { status: 'pending', run_at: runAt, last_error: error, updated_at: now });
+  finishAttempt(db, claim, { status: 'pending', run_at: runAt, turn_at: runAt, last_error: error, updated_at: now });
 
 export const failJob = (db: Executor, claim: JobClaim, error: string, now: number) =>
   finishAttempt(db, claim, { status: 'failed', last_error: error, updated_at: now });

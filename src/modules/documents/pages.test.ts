@@ -9,6 +9,8 @@ import type { HttpClient } from '../../../test/helpers/http.js';
 import { BANDS, makeBandsPdf, makePdf, makeSlowPdf } from '../../../test/helpers/pdf.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 import { waitFor } from '../../../test/helpers/wait.js';
+import { listJobs } from '../../infra/jobs/index.js';
+import { DOCUMENT_JOB } from './renditions.js';
 
 interface Manifest {
   status: string;
@@ -277,6 +279,20 @@ test('a document whose page images would take more than its budget ends failed; 
   assert.ok(Math.abs(page!.height / page!.width - 10) < 0.05, `its proportions kept: ${page!.width} × ${page!.height}`);
 });
 
+test("one account's many documents are drawn in turn with another account's: the other's one is not kept waiting behind them", async (t) => {
+  const app = await startApp(t, { env: { JOB_CONCURRENCY: '1' } });
+  const busy = await app.createAccount('professional');
+  const other = await app.createAccount('professional');
+  const long = await makePdf(30);
+  const many: string[] = [];
+  for (let n = 1; n <= 3; n++) many.push(await createLink(busy.http, long, `Report ${n}.pdf`));
+  const one = await createLink(other.http, await makePdf(1), 'Memo.pdf');
+  assert.equal((await documentOf(other.http, one)).status, 'ready');
+  // The busy account's third document waits its turn behind the other account's, drawn second.
+  assert.equal((await documentOf(busy.http, many[2]!, () => true)).status, 'processing');
+  for (const id of many) assert.equal((await documentOf(busy.http, id)).status, 'ready');
+});
+
 test('a page that takes too long to draw ends its document failed with the page named; the link still answers', async (t) => {
   const app = await startApp(t, { env: { PAGE_DRAW_TIMEOUT_SECONDS: '1' } });
   const { http } = await app.createAccount('professional');
@@ -316,6 +332,21 @@ test('a PDF longer than MAX_DOCUMENT_PAGES ends failed before a page is drawn, i
   assert.equal(stamped.status, 200);
   assert.equal(stamped.headers.get('content-type'), 'application/pdf');
 });
+
+test(
+  'a conversion that runs out of time ends its document failed at once: the same file is not converted again',
+  { skip: !WITH_LIBREOFFICE && 'LibreOffice is not installed' },
+  async (t) => {
+    const app = await startApp(t, { env: { ...WITH_LIBREOFFICE, CONVERT_TIMEOUT_SECONDS: '5' } });
+    const { http } = await app.createAccount('professional');
+    // About 1 500 pages of text: LibreOffice takes far longer than five seconds over it.
+    const lines = Array.from({ length: 100_000 }, (_, n) => `Line ${n} of a long plain-text report, kept for the record.`).join('\n');
+    const id = await createLink(http, lines, 'Log.txt');
+    assert.deepEqual(await documentOf(http, id), { status: 'failed', pages: null, rendered: 0, error: 'Converting the file took too long' });
+    const [job] = await listJobs(app.runtime.database.db, { kind: DOCUMENT_JOB });
+    assert.deepEqual([job!.status, job!.attempts], ['failed', 1]);
+  },
+);
 
 test(
   'Office files made by other producers convert to the right pages, their text in the pages',

@@ -13,7 +13,7 @@ import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { ConversionError, isConvertible, type OfficeConverter } from '../../infra/convert/office-converter.js';
-import type { JobKind, JobQueue, RunningJob } from '../../infra/jobs/index.js';
+import { fairKeyOfAccount, PermanentJobError, type JobKind, type JobQueue, type RunningJob } from '../../infra/jobs/index.js';
 import {
   openPdf,
   PdfOpenError,
@@ -295,7 +295,8 @@ export function createRenditions(deps: {
       const rendered = await repo.renderedPageNumbers(db, document.id);
       const missing = Array.from({ length: pdf.pageCount }, (_, index) => index + 1).filter((number) => !rendered.has(number));
       if (await renderPages(document, opened, missing, job)) {
-        await jobs.enqueue(DOCUMENT_JOB, { documentId } satisfies RenderPayload);
+        // Behind the other accounts' documents waiting, so a long one is drawn in turn with them.
+        await jobs.enqueue(DOCUMENT_JOB, { documentId } satisfies RenderPayload, { fairKey: fairKeyOfAccount(link.account_id) });
         return true;
       }
     } catch (error) {
@@ -312,19 +313,25 @@ export function createRenditions(deps: {
 
   const job: JobKind<RenderPayload> = {
     run: async ({ documentId }, running) => {
-      await renderSlice(documentId, running);
+      try {
+        await renderSlice(documentId, running);
+      } catch (error) {
+        // The same file would take as long again, holding a runner all the while: not retried.
+        if (error instanceof ConversionError && error.reason === 'timeout')
+          throw new PermanentJobError('Converting the file took too long', { cause: error });
+        throw error;
+      }
     },
     async onFailure(trx: Executor, { documentId }, failure) {
       if (failure.retry) return;
-      const reason =
-        failure.error instanceof ConversionError && failure.error.reason === 'timeout'
-          ? 'Converting the file took too long'
-          : 'The document could not be prepared';
+      const reason = failure.error instanceof PermanentJobError ? failure.error.message : 'The document could not be prepared';
       await repo.updateDocument(trx, documentId, { status: 'failed', error: reason }, clock());
     },
     maxAttempts: 3,
     backoffMs: (attempt) => 5_000 * 4 ** (attempt - 1),
     concurrency: deps.concurrency,
+    // About a conversion, or one slice of pages: an account's next document waits that long of turns.
+    turnMs: SLICE_MS,
     // A run is one conversion (bounded by its timeout) and one slice of pages, whose last page
     // (drawn twice: the page and its thumbnail) may start just before the slice ends.
     leaseMs: deps.convertTimeoutMs + SLICE_MS + 2 * deps.pageTimeoutMs + 60_000,
@@ -371,7 +378,9 @@ export function createRenditions(deps: {
     async queue(trx: Executor, link: Pick<LinkRow, 'id' | 'account_id' | 'version' | 'mime' | 'name' | 'kind'>): Promise<void> {
       if (!isPaged(link)) return;
       const { id, created } = await repo.insertDocument(trx, { accountId: link.account_id, linkId: link.id, version: link.version, now: clock() });
-      if (created) await jobs.enqueue(DOCUMENT_JOB, { documentId: id } satisfies RenderPayload, { executor: trx });
+      if (created) {
+        await jobs.enqueue(DOCUMENT_JOB, { documentId: id } satisfies RenderPayload, { executor: trx, fairKey: fairKeyOfAccount(link.account_id) });
+      }
     },
 
     /**

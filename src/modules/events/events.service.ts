@@ -1,5 +1,5 @@
 import type { Clock, Executor } from '../../db/executor.js';
-import type { JobQueue } from '../../infra/jobs/index.js';
+import { fairKeyOfAccount, type JobQueue } from '../../infra/jobs/index.js';
 import { EVENT_DELIVERY_JOB, type EventDeliveryJob } from './event-dispatcher.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { NewEvent } from './event-types.js';
@@ -30,7 +30,7 @@ export function createEventsService(deps: {
       await jobs.enqueueMany(
         EVENT_DELIVERY_JOB,
         deliveryIds.map((deliveryId): EventDeliveryJob => ({ deliveryId })),
-        { executor: trx },
+        { executor: trx, fairKey: fairKeyOfAccount(event.accountId) },
       );
       for (const project of [...projections, ...subscribers]) await project(trx, event, at);
       return id;

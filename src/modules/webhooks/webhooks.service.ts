@@ -3,7 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { seal } from '../../infra/crypto/sealed.js';
-import type { JobQueue } from '../../infra/jobs/index.js';
+import { fairKeyOfAccount, type JobQueue } from '../../infra/jobs/index.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { NewEvent } from '../events/event-types.js';
@@ -79,7 +79,7 @@ export function createWebhooksService(deps: {
     await jobs.enqueueMany(
       WEBHOOK_DELIVERY_JOB,
       ids.map((deliveryId): WebhookDeliveryJob => ({ deliveryId })),
-      { executor: trx },
+      { executor: trx, fairKey: fairKeyOfAccount(accountId) },
     );
     return ids;
   }
