@@ -8,6 +8,7 @@
  * the server stops (a restart does not wait for the slice).
  */
 import { createConcurrencyLimit } from '../../core/concurrency.js';
+import { serviceUnavailable } from '../../core/errors.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
@@ -44,6 +45,11 @@ const TURN_MS = 5_000;
 const PAGES_AT_ONCE = 2;
 /** Pages drawn ahead for visitors at once, in all; the others wait their turn. */
 const DRAWN_AHEAD_AT_ONCE = 2;
+/**
+ * Pages that may wait to be drawn ahead. Each opens the whole PDF again: past this many, a page is
+ * answered 503 (the viewer asks again) rather than a visitor queueing every page of a long document.
+ */
+const DRAWN_AHEAD_WAITING = 8;
 const BLOB_PREFIX = 'documents/';
 
 /**
@@ -115,7 +121,10 @@ export function createRenditions(deps: {
 }) {
   const { db, clock, intake, reader, blobs, converter, jobs, links, maxPages } = deps;
   // Each page drawn ahead opens its own copy of the document (decrypted, then in PDFium's memory).
-  const drawingAheadAtOnce = createConcurrencyLimit(DRAWN_AHEAD_AT_ONCE);
+  const drawingAheadAtOnce = createConcurrencyLimit(DRAWN_AHEAD_AT_ONCE, {
+    maxWaiting: DRAWN_AHEAD_WAITING,
+    full: () => serviceUnavailable('This page is still being prepared; it will be ready in a moment', 2),
+  });
   const blobBase = (document: repo.DocumentRow) => `${BLOB_PREFIX}${document.link_id}/v${document.version}-${document.id}/`;
 
   async function deleteBlobs(keys: readonly string[]): Promise<void> {
