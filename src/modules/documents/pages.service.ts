@@ -169,8 +169,8 @@ export function createPagesService(deps: {
   async function stampedImage(document: repo.DocumentRow, number: number, kind: PageImageKind, session: VisitorSession): Promise<Buffer> {
     const viewKey = viewKeyOf(session);
     const key = `${viewKey}:${document.id}:${number}:${kind}`;
-    const make = async () => {
-      const clean = await readImage(document, number, kind, true);
+    const make = async (page: repo.PageRow) => {
+      const clean = await readStored(page, kind, true);
       try {
         const image = await stamp(clean, session);
         metrics?.made.inc();
@@ -180,7 +180,14 @@ export function createPagesService(deps: {
         releaseBuffer(clean);
       }
     };
-    return stamped.get(key) ?? once(making, key, () => stampingOfView(viewKey, () => stamping(make)));
+    // A page not drawn yet is drawn before its stamp takes a place: drawing it must not hold one.
+    return (
+      stamped.get(key) ??
+      once(making, key, async () => {
+        const page = await pageRow(document, number);
+        return stampingOfView(viewKey, () => stamping(() => make(page)));
+      })
+    );
   }
 
   /** The link's shown document; a paged file stored before documents existed is queued on first sight. */
@@ -194,14 +201,19 @@ export function createPagesService(deps: {
     return shownDocument(documents, link);
   }
 
-  /** The stored image of page `number`; `forStamp`: the page's stamp base when it has one. */
-  async function readImage(document: repo.DocumentRow, number: number, kind: PageImageKind, forStamp = false): Promise<Buffer> {
+  /** Page `number`'s row, drawn now when the job has not reached it yet. */
+  async function pageRow(document: repo.DocumentRow, number: number): Promise<repo.PageRow> {
     let page = await repo.findPage(db, document.id, number);
     if (!page && document.status === 'processing') {
       await renditions.renderAhead(document.id, number);
       page = await repo.findPage(db, document.id, number);
     }
     if (!page) throw notFound(`Page ${number}`);
+    return page;
+  }
+
+  /** A page's stored image; `forStamp`: its stamp base when it has one. */
+  function readStored(page: repo.PageRow, kind: PageImageKind, forStamp = false): Promise<Buffer> {
     const stored =
       kind === 'thumbnail'
         ? { blobKey: page.thumbnail_key, wrappedKey: page.thumbnail_wrapped_key, size: page.thumbnail_size }
@@ -210,6 +222,9 @@ export function createPagesService(deps: {
           : { blobKey: page.image_key, wrappedKey: page.image_wrapped_key, size: page.image_size };
     return reader.read(stored);
   }
+
+  /** Page `number`'s clean image (or thumbnail), drawn first if need be. */
+  const readImage = async (document: repo.DocumentRow, number: number, kind: PageImageKind) => readStored(await pageRow(document, number), kind);
 
   return {
     /** How many pages visitors of `link` are shown: its document's pages up to a preview's cut, once counted (until then, page 1); 1 for a file without pages. */
