@@ -4,11 +4,20 @@ import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser, openPage, screenshot, until, waitForPages } from '../helpers/browser.js';
 import { createLink } from '../helpers/files.js';
+import type { HttpClient } from '../helpers/http.js';
 import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 import { waitFor } from '../helpers/wait.js';
 
 after(closeBrowser);
+
+/** Waits until the link's pages are all drawn. */
+const pagesReady = (http: HttpClient, id: string) =>
+  waitFor(
+    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
+    (status) => status === 'ready',
+    60_000,
+  );
 
 test('OTP journey: e-mail, code from the SMTP server, document shown as page images rendered on the server', async (t) => {
   const smtp = await startSmtp(t);
@@ -151,11 +160,7 @@ test("the first page's image is fetched while the viewer loads, once: the page p
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makePdf(3), 'Deck.pdf', { hasWatermark: '1' });
-  await waitFor(
-    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
-    (status) => status === 'ready',
-    60_000,
-  );
+  await pagesReady(http, id);
   const page = await openPage(t);
   const asked: string[] = [];
   page.on('request', (request) => asked.push(new URL(request.url()).pathname + new URL(request.url()).search));
@@ -173,11 +178,7 @@ test('a page the server was too busy to stamp (503) is asked for again and shown
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makePdf(2), 'Deck.pdf', { hasWatermark: '1' });
-  await waitFor(
-    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
-    (status) => status === 'ready',
-    60_000,
-  );
+  await pagesReady(http, id);
   const page = await openPage(t);
   let refused = 0;
   await page.route(new RegExp(`/v/${id}/pages/2\\?`), async (route) => {
