@@ -57,3 +57,13 @@ export function createKeyedConcurrencyLimit(limit: number) {
     }
   };
 }
+
+/** The answer of `make` for `key`, made once for every caller that asks while it is being made. */
+export function once<T>(inFlight: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = make().finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+  }
+  return pending;
+}

@@ -1,23 +1,27 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import { after, test } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser, openPage, screenshot, until, waitForPages } from '../helpers/browser.js';
 import { createLink } from '../helpers/files.js';
-import type { HttpClient } from '../helpers/http.js';
 import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
 import { waitFor } from '../helpers/wait.js';
 
 after(closeBrowser);
 
-/** Waits until the link's pages are all drawn. */
-const pagesReady = (http: HttpClient, id: string) =>
-  waitFor(
+/** A watermarked PDF of `pages` pages, all drawn, and a browser page to visit it with. */
+async function watermarkedDeck(t: TestContext, pages: number) {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(pages), 'Deck.pdf', { hasWatermark: '1' });
+  await waitFor(
     async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
     (status) => status === 'ready',
     60_000,
   );
+  return { app, id, page: await openPage(t) };
+}
 
 test('OTP journey: e-mail, code from the SMTP server, document shown as page images rendered on the server', async (t) => {
   const smtp = await startSmtp(t);
@@ -157,11 +161,7 @@ test('preview: the server sends N pages and the page says "Preview: N of M pages
 });
 
 test("the first page's image is fetched while the viewer loads, once: the page preloads it", async (t) => {
-  const app = await startApp(t);
-  const { http } = await app.createAccount('professional');
-  const id = await createLink(http, await makePdf(3), 'Deck.pdf', { hasWatermark: '1' });
-  await pagesReady(http, id);
-  const page = await openPage(t);
+  const { app, id, page } = await watermarkedDeck(t, 3);
   const asked: string[] = [];
   page.on('request', (request) => asked.push(new URL(request.url()).pathname + new URL(request.url()).search));
   await page.goto(`${app.url}/v/${id}`);
@@ -175,11 +175,7 @@ test("the first page's image is fetched while the viewer loads, once: the page p
 });
 
 test('a page the server was too busy to stamp (503) is asked for again and shown', async (t) => {
-  const app = await startApp(t);
-  const { http } = await app.createAccount('professional');
-  const id = await createLink(http, await makePdf(2), 'Deck.pdf', { hasWatermark: '1' });
-  await pagesReady(http, id);
-  const page = await openPage(t);
+  const { app, id, page } = await watermarkedDeck(t, 2);
   let refused = 0;
   await page.route(new RegExp(`/v/${id}/pages/2\\?`), async (route) => {
     if (refused > 0) return route.continue();

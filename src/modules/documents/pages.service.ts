@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
-import { createConcurrencyLimit, createKeyedConcurrencyLimit } from '../../core/concurrency.js';
+import { createConcurrencyLimit, createKeyedConcurrencyLimit, once } from '../../core/concurrency.js';
 import { notFound, serviceUnavailable } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
@@ -70,16 +70,6 @@ const STAMPS_PER_VIEW = 2;
 const SPRITE_CACHE_BYTES = 16 * 1024 * 1024;
 /** What a view's stamped images are cached under: its short id alone could repeat in another visit, which would then get its stamps. */
 const viewKeyOf = (session: VisitorSession) => `${session.visitId}:${session.viewId}`;
-
-/** The answer of `make` for `key`, made once for every caller that asks while it is being made. */
-function once<T>(inFlight: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
-  let pending = inFlight.get(key);
-  if (!pending) {
-    pending = make().finally(() => inFlight.delete(key));
-    inFlight.set(key, pending);
-  }
-  return pending;
-}
 
 /** Least recently used entries go first once their bytes pass `limitBytes`. */
 function createByteCache<T>(limitBytes: number, sizeOf: (value: T) => number) {

@@ -7,7 +7,7 @@
  * early when another document is waiting (a new upload is not kept behind a long one) and when
  * the server stops (a restart does not wait for the slice).
  */
-import { createConcurrencyLimit } from '../../core/concurrency.js';
+import { createConcurrencyLimit, once } from '../../core/concurrency.js';
 import { serviceUnavailable } from '../../core/errors.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
@@ -398,13 +398,7 @@ export function createRenditions(deps: {
      * already): a conversion stays the job's. Visitors asking for the same page share one drawing.
      */
     renderAhead(documentId: number, number: number): Promise<void> {
-      const key = `${documentId}:${number}`;
-      let drawing = drawingAhead.get(key);
-      if (!drawing) {
-        drawing = drawingAheadAtOnce(() => drawAhead(documentId, number)).finally(() => drawingAhead.delete(key));
-        drawingAhead.set(key, drawing);
-      }
-      return drawing;
+      return once(drawingAhead, `${documentId}:${number}`, () => drawingAheadAtOnce(() => drawAhead(documentId, number)));
     },
 
     /**
