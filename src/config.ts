@@ -8,7 +8,10 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  /** `statementTimeoutSeconds`: how long one statement may run, waiting for locks included (0: no limit). */
+  | { kind: 'postgres'; url: string; statementTimeoutSeconds?: number };
 
 export type StorageConfig =
   { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
@@ -176,7 +179,9 @@ function sqliteFile(raw: string): string {
 function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') return { kind: 'sqlite', file: path.join(dataDir, 'linkvault.db') };
-  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    return { kind: 'postgres', url: raw, statementTimeoutSeconds: integer(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 30, 0, 3600) };
+  }
   if (raw.startsWith('sqlite:')) return { kind: 'sqlite', file: sqliteFile(raw) };
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseFull, isDatabaseUnavailable, isForeignKeyViolation, isUnstorableText } from '../db/executor.js';
+import { isDatabaseFull, isDatabaseUnavailable, isForeignKeyViolation, isStatementCancelled, isUnstorableText } from '../db/executor.js';
 import { StorageUnavailableError } from '../infra/storage/index.js';
 import { AppError, badRequest, insufficientStorage, serviceUnavailable } from './errors.js';
 
@@ -64,6 +64,7 @@ function knownFailure(error: Error): AppError | undefined {
   // request of the owner's, a sweep) leaves a row pointing at nothing: what it named is gone.
   if (isForeignKeyViolation(error)) return new AppError(404, 'Not found: something this request refers to was deleted while it ran');
   if (isDatabaseUnavailable(error)) return serviceUnavailable('The database is unavailable right now; try again in a moment', 1);
+  if (isStatementCancelled(error)) return serviceUnavailable('The database took too long to answer; try again in a moment', 1);
   if (error instanceof StorageUnavailableError) return serviceUnavailable('File storage cannot be reached right now; try again in a moment', 1);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC' || code === 'EDQUOT' || isDatabaseFull(error)) {

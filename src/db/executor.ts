@@ -51,6 +51,11 @@ export function isUnstorableText(error: unknown): boolean {
   return code === '22021' || code === '22P05';
 }
 
+/** PostgreSQL ended a statement that ran past `statement_timeout` (or one cancelled by an operator). */
+export function isStatementCancelled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '57014';
+}
+
 /** The database's disk is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full). */
 export function isDatabaseFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

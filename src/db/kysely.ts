@@ -154,13 +154,20 @@ function connectFailure(message: string, seconds: number): string {
   return message;
 }
 
-function postgresDialect(url: string, onConnectionLost: ConnectionLost, timeoutMs: number | undefined): PostgresDialect {
+function postgresDialect(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  onConnectionLost: ConnectionLost,
+  timeoutMs: number | undefined,
+): PostgresDialect {
   // pg loads with the first connection, so an SQLite install never pays for it.
   const pool = async (): Promise<pg.Pool> => {
     const { default: pgClient } = await import('pg');
     const created = new pgClient.Pool({
-      connectionString: url,
+      connectionString: config.url,
       max: 10,
+      // A statement stuck behind a lock that a stalled transaction holds, or a plan gone wrong,
+      // fails after this long (answered 503) instead of holding its pooled connection for ever.
+      ...(config.statementTimeoutSeconds ? { statement_timeout: config.statementTimeoutSeconds * 1000 } : {}),
       connectionTimeoutMillis: timeoutMs ?? CONNECT_TIMEOUT_MS,
       // A connection whose peer vanished without a word is found by TCP keepalive, not by the next query hanging on it.
       keepAlive: true,
@@ -224,15 +231,27 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite = openSqlite(config.file, options);
     dialect = new MigratableSqliteDialect({ database: withStatementCache(sqlite) });
   } else {
-    dialect = postgresDialect(config.url, options.onConnectionLost ?? (() => undefined), options.timeoutMs);
+    dialect = postgresDialect(config, options.onConnectionLost ?? (() => undefined), options.timeoutMs);
   }
   const db = new Kysely<Database>({ dialect });
-  async function migrator(): Promise<Migrator> {
+  async function migrator(on: Db = db): Promise<Migrator> {
     // Kysely looks for its bookkeeping tables in every schema; pin them to ours so two
     // deployments (or test runs) sharing a PostgreSQL database never see each other's.
     const migrationTableSchema =
-      config.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-    return new Migrator({ db, provider: migrationProvider, migrationTableSchema });
+      config.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(on)).rows[0]?.schema : undefined;
+    return new Migrator({ db: on, provider: migrationProvider, migrationTableSchema });
+  }
+  /** Migrations rewrite whole tables: on PostgreSQL they run on one connection without the statement timeout. */
+  function unhurried<T>(work: (on: Db) => Promise<T>): Promise<T> {
+    if (config.kind !== 'postgres' || !config.statementTimeoutSeconds) return work(db);
+    return db.connection().execute(async (connection) => {
+      await sql`set statement_timeout = 0`.execute(connection);
+      try {
+        return await work(connection);
+      } finally {
+        await sql`reset statement_timeout`.execute(connection);
+      }
+    });
   }
   return {
     db,
@@ -240,7 +259,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     precompile: createPrecompile(db, sqlite),
     migrator,
     async migrate() {
-      const { error, results } = await (await migrator()).migrateToLatest();
+      const { error, results } = await unhurried(async (on) => (await migrator(on)).migrateToLatest());
       const failed = results?.find((result) => result.status === 'Error');
       if (error) {
         throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, {
