@@ -165,7 +165,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
           require2fa: config.require2fa,
         }),
       );
-      await api.register(authRoutes, { auth: services.auth, cookie: sessionCookie, publicOrigin });
+      await api.register(authRoutes, {
+        auth: services.auth,
+        cookie: sessionCookie,
+        publicOrigin,
+        isAccountDomain: services.branding.isAccountDomain,
+      });
       await api.register(sessionsRoutes, { prefix: '/sessions', sessions: services.sessions });
       await api.register(twoFactorRoutes, { prefix: '/me/two-factor', twoFactor: services.twoFactor, cookie: sessionCookie });
       await api.register(membersRoutes, { members: services.members, invitations: services.invitations });
@@ -235,6 +240,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     sessions: services.sessions,
     brandFor: services.branding.brandFor,
     accountForHost: services.branding.accountForDomain,
+    isAccountDomain: services.branding.isAccountDomain,
+    publicUrl: config.publicUrl,
     sessionCookie: sessionCookie.name,
     signup: config.signup,
     singleSignOn: config.oidc !== undefined,

@@ -17,6 +17,9 @@ export interface OwnerPagesDeps {
   brandFor: BrandProvider;
   /** The account whose verified custom domain a Host is, if any. */
   accountForHost: (host: string) => Promise<number | undefined>;
+  /** Whether a Host is an account's verified domain, on any plan: these pages move to PUBLIC_URL from there. */
+  isAccountDomain: (host: string) => Promise<boolean>;
+  publicUrl: string;
   /** the owner session cookie's name */
   sessionCookie: string;
   signup: 'closed' | 'invite' | 'open';
@@ -80,8 +83,14 @@ const PASSWORD_RULES = { passwordMin: PASSWORD_MIN, passwordMax: PASSWORD_MAX };
  * pages' script; the server only decides which form to show and in whose brand.
  */
 export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async (app, deps) => {
-  const { auth, sessions, brandFor, accountForHost, sessionCookie, signup, singleSignOn } = deps;
+  const { auth, sessions, brandFor, accountForHost, isAccountDomain, publicUrl, sessionCookie, signup, singleSignOn } = deps;
   addVisitorPageHeaders(app);
+  // People sign in only at PUBLIC_URL. An account's domain answers wherever its DNS points it, so
+  // whoever controls that DNS could collect the session cookies made there, each good for every
+  // account of its person.
+  app.addHook('onRequest', async (request, reply) => {
+    if (await isAccountDomain(request.hostname)) return reply.redirect(`${publicUrl}${request.url}`, 308);
+  });
 
   /** The brand of the account whose custom domain the request came to, else linkvault's own. */
   async function brandAt(request: FastifyRequest): Promise<Brand> {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assertSameOrigin, cookieValue, principalOf } from '../../core/auth.js';
+import { forbidden } from '../../core/errors.js';
 import { ErrorBody, authErrors } from '../../core/schemas.js';
 import { clearOwnerSession, setOwnerSession, type OwnerSessionCookie } from '../../core/web/owner-session-cookie.js';
 import type { Client, StartedSession } from '../sessions/sessions.service.js';
@@ -51,14 +52,21 @@ export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, 
  * /api/auth (called before anyone is signed in, so `public` for the guard, but only from our own
  * origin) and /api/me.
  */
-export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; cookie: OwnerSessionCookie; publicOrigin: string }> = async (
-  app,
-  { auth, cookie, publicOrigin },
-) => {
+export interface AuthRoutesDeps {
+  auth: AuthService;
+  cookie: OwnerSessionCookie;
+  publicOrigin: string;
+  /** Whether a Host is an account's verified domain: no one signs in there (see the owner pages). */
+  isAccountDomain: (host: string) => Promise<boolean>;
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app, { auth, cookie, publicOrigin, isAccountDomain }) => {
   const beforeSignIn = { public: true } as const;
-  // The guard skips the routes that come before sign-in; they still answer only our own pages.
+  // The guard skips the routes that come before sign-in; they still answer only our own pages, at PUBLIC_URL.
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) assertSameOrigin(request, publicOrigin);
+    if (!request.routeOptions.config.public) return;
+    assertSameOrigin(request, publicOrigin);
+    if (await isAccountDomain(request.hostname)) throw forbidden(`Sign in at ${publicOrigin}: people do not sign in on an account's own domain`);
   });
 
   /** Sets the cookie of a new session and answers as GET /api/me does. */

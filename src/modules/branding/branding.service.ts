@@ -106,6 +106,9 @@ function viewOf(row: BrandingRow, accountId: number) {
 
 export type BrandingView = ReturnType<typeof viewOf>;
 
+/** A request's host as custom domains are stored: lower case, without the root's trailing dot. */
+const domainOfHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
+
 export function createBrandingService(deps: {
   db: Db;
   clock: Clock;
@@ -331,8 +334,13 @@ export function createBrandingService(deps: {
      * a fully qualified name's trailing dot names the same host.
      */
     async accountForDomain(host: string): Promise<number | undefined> {
-      const accountId = await accountIdForDomain(db, host.toLowerCase().replace(/\.$/, ''));
+      const accountId = await accountIdForDomain(db, domainOfHost(host));
       return accountId !== undefined && (await accounts.hasPlan(accountId, AREA_PLAN.branding)) ? accountId : undefined;
+    },
+
+    /** Whether `host` is an account's verified domain, whatever the account's plan now: a name whose DNS a customer controls. */
+    async isAccountDomain(host: string): Promise<boolean> {
+      return (await accountIdForDomain(db, domainOfHost(host))) !== undefined;
     },
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */

@@ -7,6 +7,7 @@ import { startApp, testEnv } from '../../../test/helpers/app.js';
 import { startDnsServer } from '../../../test/helpers/dns-server.js';
 import { createLink } from '../../../test/helpers/files.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
+import { createSessionClient, signedInPerson } from '../../../test/helpers/people.js';
 import { startSmtp } from '../../../test/helpers/smtp.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/kysely.js';
@@ -222,4 +223,55 @@ test('domains set before verification existed are pending after the upgrade', as
   assert.equal(row.custom_domain_pending, 'docs.old.example');
   assert.match(row.custom_domain_token ?? '', /^linkvault-verify=[0-9A-Za-z]{32}$/);
   assert.equal((await migrator.migrateTo('0009-lapsed-access')).error, undefined, 'the migration goes down as well');
+});
+
+/** A request with another Host header, as a reverse proxy would pass it; its status, headers and body. */
+const onHost = (baseUrl: string, host: string, method: string, path: string, body?: object) =>
+  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const request = http.request(
+      `${baseUrl}${path}`,
+      {
+        method,
+        headers: { host, ...(body ? { 'content-type': 'application/json', origin: `http://${host}`, 'sec-fetch-site': 'same-origin' } : {}) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
+      },
+    );
+    request.on('error', reject).end(body ? JSON.stringify(body) : undefined);
+  });
+
+test("people sign in only at PUBLIC_URL: on an account's verified domain the owner pages move there and sign-in is refused", async (t) => {
+  const app = await startApp(t);
+  const db = app.runtime.database.db;
+  const publicUrl = app.runtime.config.publicUrl;
+  const alice = await app.createAccount('business');
+  await upsertBranding(db, alice.accountId, { custom_domain_pending: 'docs.alice.example', custom_domain_token: 'token' }, 1);
+  assert.equal(await markDomainVerified(db, alice.accountId, { domain: 'docs.alice.example', token: 'token' }, 2), 'verified');
+  const { email, password } = await signedInPerson(app, alice.accountId, 'owner');
+
+  for (const path of ['/sign-in', '/sign-in/link?token=abc', '/setup?token=abc', '/invite/abc', '/reset-password', '/app/links?tab=expired', '/']) {
+    const page = await onHost(app.url, 'Docs.Alice.example.', 'GET', path);
+    assert.equal(page.status, 308, path);
+    assert.equal(page.headers.location, `${publicUrl}${path}`);
+  }
+  for (const [path, body] of [
+    ['/api/auth/sign-in', { email, password }],
+    ['/api/auth/magic-link', { email }],
+    ['/api/auth/password-reset', { email }],
+  ] as const) {
+    const refused = await onHost(app.url, 'docs.alice.example', 'POST', path, body);
+    assert.equal(refused.status, 403, `${path}: ${refused.body}`);
+    assert.match(JSON.parse(refused.body).error, /Sign in at http:\/\/127\.0\.0\.1/);
+    assert.equal(refused.headers['set-cookie'], undefined, 'no session is made there');
+  }
+  // Still so once the account's plan no longer serves its links there: the name is still its DNS to point.
+  await app.runtime.services.accounts.setPlan(alice.email, 'free');
+  assert.equal((await onHost(app.url, 'docs.alice.example', 'POST', '/api/auth/sign-in', { email, password })).status, 403);
+
+  // Its visitor pages stay, and any other host serves the sign-in page as before.
+  assert.equal((await onHost(app.url, 'other.example', 'GET', '/sign-in')).status, 200);
+  assert.equal((await createSessionClient(app.url).post('/api/auth/sign-in', { email, password })).status, 200);
 });
