@@ -253,7 +253,11 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     // Gate forms, checkouts and page beacons change what a visit holds: a form posted from another site
     // would begin a visit in the victim's browser under an address the attacker chose (into the
     // watermark and the owner's analytics). Only our own pages post them.
-    visitorPages.addHook('onRequest', async (request) => {
+    // An account's domain that its plan no longer serves sends its visitors to PUBLIC_URL: answered
+    // here, it would serve every account's links and portals, and set their cookies, on a name
+    // whose DNS that account still controls.
+    visitorPages.addHook('onRequest', async (request, reply) => {
+      if (await services.branding.isRestingDomain(request.hostname)) return reply.redirect(`${config.publicUrl}${request.url}`, 308);
       if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request, publicOrigin);
     });
     await visitorPages.register(portalRoutes, {

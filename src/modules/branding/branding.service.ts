@@ -135,6 +135,11 @@ export function createBrandingService(deps: {
   }
 
   /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
+  /** The account whose verified domain `host` is; PUBLIC_URL's host, which no account may claim, is asked nothing. */
+  const domainOwner = async (host: string): Promise<number | undefined> => {
+    const domain = domainOfHost(host);
+    return domain === publicHost ? undefined : accountIdForDomain(db, domain);
+  };
   const viewerBaseOf = (row: BrandingRow) => (row?.custom_domain ? `https://${row.custom_domain}` : publicUrl);
 
   /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
@@ -334,13 +339,22 @@ export function createBrandingService(deps: {
      * a fully qualified name's trailing dot names the same host.
      */
     async accountForDomain(host: string): Promise<number | undefined> {
-      const accountId = await accountIdForDomain(db, domainOfHost(host));
+      const accountId = await domainOwner(host);
       return accountId !== undefined && (await accounts.hasPlan(accountId, AREA_PLAN.branding)) ? accountId : undefined;
     },
 
     /** Whether `host` is an account's verified domain, whatever the account's plan now: a name whose DNS a customer controls. */
     async isAccountDomain(host: string): Promise<boolean> {
-      return (await accountIdForDomain(db, domainOfHost(host))) !== undefined;
+      return (await domainOwner(host)) !== undefined;
+    },
+
+    /**
+     * Whether `host` is an account's verified domain that its plan no longer serves links on. Such a
+     * domain rests: it must not act as PUBLIC_URL does, for every account's links and portals.
+     */
+    async isRestingDomain(host: string): Promise<boolean> {
+      const accountId = await domainOwner(host);
+      return accountId !== undefined && !(await accounts.hasPlan(accountId, AREA_PLAN.branding));
     },
 
     /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */

@@ -275,3 +275,33 @@ test("people sign in only at PUBLIC_URL: on an account's verified domain the own
   assert.equal((await onHost(app.url, 'other.example', 'GET', '/sign-in')).status, 200);
   assert.equal((await createSessionClient(app.url).post('/api/auth/sign-in', { email, password })).status, 200);
 });
+
+test("a verified domain whose account's plan lapsed serves no one's links or portals: its visitors go to PUBLIC_URL", async (t) => {
+  const app = await startApp(t);
+  const db = app.runtime.database.db;
+  const publicUrl = app.runtime.config.publicUrl;
+  const alice = await app.createAccount('business');
+  const bob = await app.createAccount('business');
+  await upsertBranding(db, alice.accountId, { custom_domain_pending: 'docs.alice.example', custom_domain_token: 'token' }, 1);
+  assert.equal(await markDomainVerified(db, alice.accountId, { domain: 'docs.alice.example', token: 'token' }, 2), 'verified');
+  const alicesLink = await createLink(alice.http, 'a', 'a.txt');
+  const bobsLink = await createLink(bob.http, 'b', 'b.txt');
+  assert.equal((await bob.http.post('/api/client-portals', { name: 'Bob', slug: 'bob-clients', allowedEmails: ['c@example.com'] })).status, 200);
+  assert.equal((await onHost(app.url, 'docs.alice.example', 'GET', `/v/${bobsLink}`)).status, 404, 'while it serves: only Alice');
+
+  await app.runtime.services.accounts.setPlan(alice.email, 'professional');
+  for (const path of [`/v/${bobsLink}`, `/v/${alicesLink}`, '/p/bob-clients', `/v/${bobsLink}/status`]) {
+    const moved = await onHost(app.url, 'docs.alice.example', 'GET', path);
+    assert.equal(moved.status, 308, path);
+    assert.equal(moved.headers.location, `${publicUrl}${path}`);
+    assert.equal(moved.headers['set-cookie'], undefined, `${path}: no cookie is set on her domain`);
+  }
+  const code = await onHost(app.url, 'docs.alice.example', 'POST', '/p/bob-clients/email', { email: 'c@example.com' });
+  assert.equal(code.status, 308, 'no portal code is asked for there');
+  assert.equal(await db.selectFrom('mail_outbox').select('id').executeTakeFirst(), undefined);
+
+  // Back on business, the domain serves Alice's links again, and only hers.
+  await app.runtime.services.accounts.setPlan(alice.email, 'business');
+  assert.equal((await onHost(app.url, 'docs.alice.example', 'GET', `/v/${alicesLink}`)).status, 200);
+  assert.equal((await onHost(app.url, 'docs.alice.example', 'GET', `/v/${bobsLink}`)).status, 404);
+});
