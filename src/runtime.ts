@@ -279,7 +279,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
   const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
-  const portalAccess = createPortalAccessService({ db, clock, otp, visits, notify: notifications });
+  const portalAccess = createPortalAccessService({ db, clock, otp, visits, blockList, notify: notifications });
   const checkout = createCheckoutService({
     db,
     clock,

@@ -205,7 +205,12 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
 
   const elsewhere = await client.get(`/p/acme/open/${forSomeoneElse}`);
   assert.equal(elsewhere.status, 303);
-  assert.deepEqual(elsewhere.headers.getSetCookie(), [], 'an OTP gate for other addresses is not passed');
+  const notPassed = await app.runtime.database.db
+    .selectFrom('visits')
+    .select(['email', 'otp_passed'])
+    .where('link_id', '=', forSomeoneElse)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(notPassed, { email: 'dana@acme.com', otp_passed: 0 }, 'an OTP gate for other addresses is not passed');
   assert.match((await client.get(`/v/${forSomeoneElse}`)).text, /Send me a code/);
 
   await client.get(`/p/acme/open/${withPassword}`);
@@ -216,6 +221,40 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
   assert.match((await client.get(`/v/${otpAndPassword}`)).text, /protected by a password/, 'OTP passed, the password still asked');
   assert.equal((await client.post(`/v/${otpAndPassword}/password`, { password: 'pw' })).status, 303);
   assert.match((await client.get(`/v/${otpAndPassword}`)).text, /class="document"/);
+});
+
+test("block lists reach portals: the account's refuses an address its code and its session; a link's own refuses it that link", async (t) => {
+  const app = await startPortalApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const open = await createLink(owner, 'open', 'Open.txt');
+  const notForLee = await createLink(owner, 'not for lee', 'NotForLee.txt', { blockedEmails: 'lee@acme.com' });
+  await createPortal(owner, 'acme', ['dana@acme.com', 'lee@acme.com', 'eve@corp.example'], [open, notForLee]);
+  const dana = await signIn(app, 'acme', 'dana@acme.com');
+  const lee = await signIn(app, 'acme', 'lee@acme.com');
+
+  await lee.get(`/p/acme/open/${notForLee}`);
+  const refused = await lee.get(`/v/${notForLee}`);
+  assert.equal(refused.status, 403);
+  assert.match(refused.text, /Access denied/);
+  await lee.get(`/p/acme/open/${open}`);
+  assert.match((await lee.get(`/v/${open}`)).text, /class="document"/);
+  const visits = await app.runtime.database.db.selectFrom('visits').select(['link_id', 'email']).execute();
+  const emailOf = Object.fromEntries(visits.map((visit) => [visit.link_id, visit.email]));
+  assert.deepEqual(emailOf, { [notForLee]: 'lee@acme.com', [open]: 'lee@acme.com' }, 'the visit is the portal address: the owner sees who read it');
+
+  assert.equal((await owner.put('/api/block-list', { emails: ['dana@acme.com'], domains: ['corp.example'] })).status, 200);
+  const signedOut = await dana.get('/p/acme');
+  assert.match(signedOut.text, /action="\/p\/acme\/email"/, 'a blocked address is signed out at once');
+  assert.doesNotMatch(signedOut.text, new RegExp(`/p/acme/open/${open}`));
+  const opened = await dana.get(`/p/acme/open/${open}`);
+  assert.equal(opened.headers.get('location'), '/p/acme');
+  assert.deepEqual(opened.headers.getSetCookie(), []);
+  const eve = new VisitorClient(app.url);
+  const noCode = await eve.post('/p/acme/email', { email: 'eve@corp.example' });
+  assert.equal(noCode.status, 422);
+  assert.match(noCode.text, /not allowed into this portal/, 'told what any address off the list is told');
+  const codes = await app.runtime.database.db.selectFrom('otp_codes').select('email').where('email', '=', 'eve@corp.example').execute();
+  assert.deepEqual(codes, []);
 });
 
 test('a session ends after 12 hours, when the owner removes the address, on sign-out, or with the portal', async (t) => {

@@ -54,6 +54,11 @@ export function createBlockListService(deps: { db: Db; clock: Clock; audit: Pick
       if (listsName({ emails: parseList(link.blocked_emails), domains: parseList(link.blocked_domains) }, email)) return true;
       return listsName(await get(link.account_id), email);
     },
+
+    /** Whether the account's own lists refuse `email` (lower-case): for what is the account's, not a link's (a client portal). */
+    async refusesInAccount(accountId: number, email: string): Promise<boolean> {
+      return listsName(await get(accountId), email);
+    },
   };
 }
 

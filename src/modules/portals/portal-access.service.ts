@@ -9,6 +9,7 @@ import { isListedForVisitors } from '../links/links.service.js';
 import type { OtpService } from '../visits/otp.service.js';
 import type { Visitor } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
+import type { BlockListService } from '../block-list/block-list.service.js';
 import {
   deleteExpiredPortalSessions,
   deletePortalSession,
@@ -77,9 +78,10 @@ export function createPortalAccessService(deps: {
   clock: Clock;
   otp: Pick<OtpService, 'admit' | 'issue' | 'verify'>;
   visits: Pick<VisitsService, 'trustVerifiedEmail'>;
+  blockList: Pick<BlockListService, 'refusesInAccount'>;
   notify: PortalCodeNotifier;
 }) {
-  const { db, clock, otp, visits, notify } = deps;
+  const { db, clock, otp, visits, blockList, notify } = deps;
   const scopeOf = (portal: PortalRow) => `portal:${portal.id}`;
 
   async function portalFor(slug: string, client: PortalClient): Promise<PortalRow | undefined> {
@@ -91,11 +93,17 @@ export function createPortalAccessService(deps: {
     return client.token ? findLivePortalSession(db, sha256Hex(client.token), portal.id, clock()) : undefined;
   }
 
+  /** Where the client stands; an address the account blocks, even after it signed in, is back at the first step. */
+  async function stateOf(portal: PortalRow, session: PortalSessionRow | undefined): Promise<PortalStep> {
+    const state = stepOf(portal, session);
+    return state.step !== 'email' && (await blockList.refusesInAccount(portal.account_id, state.email)) ? { step: 'email' } : state;
+  }
+
   async function load(slug: string, client: PortalClient) {
     const portal = await portalFor(slug, client);
     if (!portal) throw notFound('Portal');
     const session = await sessionOf(portal, client);
-    return { portal, session, state: stepOf(portal, session) };
+    return { portal, session, state: await stateOf(portal, session) };
   }
 
   /** The links a signed-in client sees: assigned, active and not expired. */
@@ -112,7 +120,7 @@ export function createPortalAccessService(deps: {
     async inspect(slug: string, client: PortalClient): Promise<PortalPage | undefined> {
       const portal = await portalFor(slug, client);
       if (!portal) return undefined;
-      const state = stepOf(portal, await sessionOf(portal, client));
+      const state = await stateOf(portal, await sessionOf(portal, client));
       const links = state.step === 'signed-in' ? await visibleLinks(portal) : [];
       return {
         portal: { name: portal.name, slug: portal.slug, accountId: portal.account_id },
@@ -127,7 +135,10 @@ export function createPortalAccessService(deps: {
       if (state.step === 'signed-in') return undefined;
       const email = rawEmail.trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
-      if (!portalAllowedEmails(portal).includes(email)) throw unprocessable(NOT_ALLOWED);
+      // A blocked address is told what any address off the list is: nothing of the block list shows.
+      if (!portalAllowedEmails(portal).includes(email) || (await blockList.refusesInAccount(portal.account_id, email))) {
+        throw unprocessable(NOT_ALLOWED);
+      }
       const now = clock();
       const expiresAt = now + SIGN_IN_WINDOW_MS;
       // The code, the session's step and the mail that carries the code commit together.

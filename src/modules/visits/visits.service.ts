@@ -444,13 +444,17 @@ export function createVisitsService(deps: {
       await updateVisit(db, visit.id, { otp_passed: 1, email: state.email });
     },
 
-    /** Marks the OTP gate passed for an address verified elsewhere (a client portal). */
+    /**
+     * A visit of the link by an address verified elsewhere (a client portal): it is the visit's address,
+     * so the link's block list and e-mail gate see it, and it passes an OTP gate that admits it.
+     */
     async trustVerifiedEmail(linkId: string, visitor: Visitor, email: string): Promise<string | undefined> {
       const link = await linkFor(linkId, visitor);
-      if (!link || link.requires_otp !== 1 || !isAllowedOtpEmail(link, email)) return undefined;
+      if (!link) return undefined;
       const { visit, token } = await ensureVisit(link, visitor);
       if (await refused(link, visit, email)) return token;
-      await updateVisit(db, visit.id, { otp_passed: 1, email });
+      const passesOtp = link.requires_otp === 1 && isAllowedOtpEmail(link, email);
+      await updateVisit(db, visit.id, { email, ...(passesOtp ? { otp_passed: 1 } : {}) });
       return token;
     },
 
