@@ -287,6 +287,36 @@ test('a webhook whose signature does not match is refused with 400 and changes n
   assert.equal((await db.selectFrom('purchases').select('id').execute()).length, 1);
 });
 
+test("a checkout of a seller's own Stripe account, naming another account's link, buys nothing", async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const { linkId } = await sellerWithPaidLink(app, stripe, 'the report');
+  const seller = await sellerWithPaidLink(app, stripe, 'another report');
+  // A session the second seller made on their own (a Standard) account, paid with 50 cents, as
+  // Stripe's Connect endpoint would send it, signed with the platform's secret.
+  const forged = stripe.event(
+    'checkout.session.completed',
+    {
+      id: 'cs_test_sellers_own',
+      object: 'checkout.session',
+      payment_status: 'paid',
+      amount_total: 50,
+      currency: 'eur',
+      customer_email: 'seller@example.net',
+      customer_details: { email: 'seller@example.net' },
+      metadata: { link_id: linkId, link_version: '1' },
+    },
+    seller.stripeAccountId,
+  );
+  assert.equal(await stripe.deliver(forged), 200, 'acknowledged, so Stripe stops retrying');
+  const db = app.runtime.database.db;
+  assert.deepEqual(await db.selectFrom('purchases').select('id').execute(), []);
+  assert.deepEqual(await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute(), []);
+  await app.runtime.mailer.drain();
+  assert.equal(smtp.received.length, 0, 'no receipt');
+  assert.equal((await downloadWithSession(app, linkId, 'cs_test_sellers_own')).status, 403);
+});
+
 test('the purchase form is prefilled with the e-mail the visitor proved at the gate', async (t) => {
   const smtp = await startSmtp(t);
   const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });

@@ -104,6 +104,9 @@ export function createStripeWebhook(deps: {
       switch (event.type) {
         case 'checkout.session.completed':
         case 'checkout.session.async_payment_succeeded':
+          // Our checkouts are the platform's own (destination charges). One from a connected account
+          // was made by its seller, who could name any link in its metadata and pay themselves.
+          if (event.account) return;
           return completePurchase(event, event.data.object);
         case 'account.updated': {
           const account = event.data.object;
