@@ -4,8 +4,8 @@ import path from 'node:path';
 
 /**
  * How LibreOffice is kept from fetching what an uploaded document links to (an image at an
- * internal address, a cloud metadata endpoint) while it converts it: a document's own content
- * is all it may draw.
+ * internal address, a cloud metadata endpoint, a file on this machine) while it converts it: a
+ * document's own content is all it may draw.
  *
  * Two layers. Its profile always sends every HTTP, HTTPS and FTP request through a proxy whose
  * name can never resolve (`.invalid`, RFC 6761), so nothing leaves; and where the kernel lets
@@ -58,11 +58,27 @@ const PROXY_SETTINGS: ReadonlyArray<[name: string, value: string | number]> = [
   ['ooInetNoProxy', ''],
 ];
 
-/** Seeds a new LibreOffice profile folder with the settings that send its requests nowhere. */
+/**
+ * What a document may not reach on this machine either. A picture or PDF it links by a `file:` URL
+ * (an ODT frame, a DOCX relationship of TargetMode External) would be read from the server's disk
+ * and drawn into its pages: LibreOffice loads linked content only from trusted locations, and this
+ * profile trusts none. Macros never run.
+ */
+const SECURITY_SETTINGS: ReadonlyArray<[name: string, value: string | number | boolean]> = [
+  ['BlockUntrustedRefererLinks', true],
+  ['DisableMacrosExecution', true],
+  ['MacroSecurityLevel', 3],
+];
+
+const item = (at: string, [name, value]: readonly [string, string | number | boolean]) =>
+  `<item oor:path="${at}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
+
+/** Seeds a new LibreOffice profile folder with the settings that send its requests nowhere and keep it to the document's own content. */
 export async function writeOfflineProfile(profileDir: string): Promise<void> {
-  const items = PROXY_SETTINGS.map(
-    ([name, value]) => `<item oor:path="/org.openoffice.Inet/Settings"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
-  );
+  const items = [
+    ...PROXY_SETTINGS.map((setting) => item('/org.openoffice.Inet/Settings', setting)),
+    ...SECURITY_SETTINGS.map((setting) => item('/org.openoffice.Office.Common/Security/Scripting', setting)),
+  ];
   const xml = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',

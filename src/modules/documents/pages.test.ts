@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
 import { createLink, uploadForm } from '../../../test/helpers/files.js';
@@ -372,6 +372,34 @@ test(
     assert.equal(failed.status, 'failed');
     assert.match(failed.error ?? '', /LibreOffice could not convert/);
     assert.equal((await new VisitorClient(app.url).get(`/v/${corrupt}`)).status, 200, 'the link still answers');
+  },
+);
+
+test(
+  "an Office file that links a picture on the server's disk is drawn without it: LibreOffice loads nothing a document only links to",
+  { skip: !WITH_LIBREOFFICE && 'LibreOffice is not installed' },
+  async (t) => {
+    // The file the fixtures link to (see make-linked.py): a red square anyone could recognise in a page.
+    const linked = '/tmp/linkvault-linked-picture.png';
+    await sharp({ create: { width: 200, height: 200, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+      .png()
+      .toFile(linked);
+    t.after(() => rm(linked, { force: true }));
+    const app = await startApp(t, { env: WITH_LIBREOFFICE });
+    const { http } = await app.createAccount('professional');
+    for (const name of ['linked-picture.odt', 'linked-picture.docx']) {
+      const id = await createLink(http, await fixture(name), name);
+      assert.deepEqual(await documentOf(http, id), { status: 'ready', pages: 1, rendered: 1, error: null }, name);
+      const { visitor, manifest } = await viewing(app, id);
+      const [page] = (await manifest()).pages;
+      assert.match(page!.text ?? '', /Image below[\s\S]*After/, `${name}: converted, with its own text`);
+      const image = await visitor.get(page!.imageUrl);
+      assert.equal(image.status, 200);
+      const { data, info } = await sharp(image.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      let red = 0;
+      for (let at = 0; at < data.length; at += info.channels) if (data[at]! > 200 && data[at + 1]! < 60 && data[at + 2]! < 60) red++;
+      assert.equal(red, 0, `${name}: the linked picture is not in the page`);
+    }
   },
 );
 
