@@ -4,10 +4,17 @@ import parseRange from 'range-parser';
 import type { ByteRange } from '../infra/storage/index.js';
 import { methodNotAllowed } from './errors.js';
 
-/** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
+/**
+ * Characters that reorder what follows them on screen (U+202E shows "Invoice\u202Efdp.js" as
+ * "Invoicesj.pdf"), and the byte-order mark: no file name needs them, and they hide its type.
+ */
+export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/** RFC 6266 / 5987: an ASCII fallback name plus the UTF-8 name, without bidirectional controls (a name stored before they were dropped). */
 export function contentDisposition(type: 'attachment' | 'inline', fileName: string): string {
-  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const name = fileName.replace(BIDI_CONTROLS, '');
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 

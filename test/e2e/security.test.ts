@@ -113,10 +113,22 @@ test('/metrics needs METRICS_TOKEN as a bearer token, and does not exist without
 test('file names are checked as Windows saves them: trailing dots and spaces, scripts and installers, 255 bytes', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
-  for (const name of ['x.bat.', 'x.cmd. . ', 'setup.msi', 'run.ps1', 'screen.scr', 'tool.jar', 'macro.vbs', 'notes.txt.exe...']) {
+  const refused = ['x.bat.', 'x.cmd. . ', 'setup.msi', 'run.ps1', 'screen.scr', 'tool.jar', 'macro.vbs', 'notes.txt.exe...'];
+  // Scripts, shortcuts and containers Windows opens on a double click, and one shown as a PDF by a right-to-left override.
+  refused.push('invoice.js', 'help.chm', 'portal.url', 'disk.vhdx', 'bundle.7z', 'addin.xll', 'Invoice\u202Efdp.js');
+  for (const name of refused) {
     const response = await uploadFile(http, 'echo hi', name);
     assert.equal(response.status, 422, `${name}: ${JSON.stringify(response.body)}`);
   }
+  const reordered = await createLink(http, 'plain text', 'Report\u202Etxt.pdf\u2066.txt');
+  assert.equal((await http.get(`/api/links/${reordered}`)).body.name, 'Reporttxt.pdf.txt', 'stored without bidirectional controls');
+  // A name stored before they were dropped leaves without them.
+  await app.runtime.database.db.updateTable('links').set({ name: 'Old\u202Efdp.txt', allow_download: 1 }).where('id', '=', reordered).execute();
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.get(`/v/${reordered}`)).status, 200);
+  const download = await visitor.get(`/v/${reordered}/download`);
+  assert.equal(download.status, 200);
+  assert.equal(download.headers.get('content-disposition'), `attachment; filename="Oldfdp.txt"; filename*=UTF-8''Oldfdp.txt`);
 
   const longName = `${'ü'.repeat(2_500)}.pdf`;
   const id = await createLink(http, 'plain text', longName);
@@ -313,7 +325,7 @@ test('a saved file keeps its type only when no browser runs it: scripts, stylesh
     return [response.headers.get('content-type'), shown.headers.get('content-type')];
   };
   for (const [content, name] of [
-    ['window.stolen = document.cookie', 'widget.js'],
+    ['window.stolen = document.cookie', 'widget.mjs'],
     ['body { background: url(//attacker.test) }', 'theme.css'],
     ['<script>alert(1)</script>', 'page.html'],
     ['<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'logo.svg'],

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { lookup } from 'mime-types';
 import { unprocessable } from '../../core/errors.js';
+import { BIDI_CONTROLS } from '../../core/file-response.js';
 
 export const BLOCKED_EXTENSIONS = [
   'exe',
@@ -16,18 +17,37 @@ export const BLOCKED_EXTENSIONS = [
   'ps1',
   'vbs',
   'vbe',
+  'js',
   'jse',
   'wsf',
   'wsh',
+  'wsc',
+  'sct',
   'hta',
+  'msc',
+  'chm',
+  'inf',
+  'scf',
+  'url',
+  'xll',
+  'appref-ms',
+  'settingcontent-ms',
+  'library-ms',
+  'application',
+  'appx',
+  'msix',
   'jar',
   'lnk',
   'reg',
   'bin',
   'iso',
   'img',
+  'vhd',
+  'vhdx',
   'zip',
   'rar',
+  '7z',
+  'cab',
   'tar',
   'gz',
 ] as const;
@@ -50,7 +70,7 @@ function truncateUtf8(text: string, maxBytes: number): string {
 
 /**
  * The name a file is stored under, as Windows would save it: no folders, no control
- * characters, no trailing dots or spaces ("x.bat." is x.bat), at most 255 bytes of UTF-8
+ * characters (nor bidirectional ones), no trailing dots or spaces ("x.bat." is x.bat), at most 255 bytes of UTF-8
  * with the extension kept.
  */
 export function storedFileName(sent: string): string {
@@ -58,6 +78,7 @@ export function storedFileName(sent: string): string {
   const name =
     base
       .replace(/[\u0000-\u001f\u007f]/g, '')
+      .replace(BIDI_CONTROLS, '')
       .replace(/[. ]+$/, '')
       .trim() || 'file';
   if (Buffer.byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
