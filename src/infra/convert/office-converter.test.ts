@@ -166,6 +166,16 @@ test('a damaged DOCX fails as failed, with a message that names no path, and its
   assert.deepEqual(await waitForGroupGone(spawned[0]!.pid), []);
 });
 
+test('a PDF larger than maxPdfBytes is refused as too large, without being read, and its directory is removed', needsSoffice, async (t) => {
+  const { converter, tempRoot } = await converterFor(t, { maxPdfBytes: 100 * 1024 });
+  // About 300 pages of text: some 220 KB of PDF.
+  const lines = Array.from({ length: 15_000 }, (_, n) => `Row ${n}: a line of a long export nobody will read page by page.`).join('\n');
+  const error = await rejection(converter.toPdf(Buffer.from(lines), 'txt'));
+  assert.equal(error.reason, 'too-large');
+  assert.equal(error.message, 'Converted to PDF, this file would be larger than 100 KB');
+  assert.deepEqual(await readdir(tempRoot), []);
+});
+
 test('a conversion past its time limit is killed with its whole process group', needsSoffice, async (t) => {
   const { converter, tempRoot, spawned } = await converterFor(t, { timeoutMs: 300 });
   const started = performance.now();

@@ -72,7 +72,7 @@ export function isConvertible(name: string, mime: string): boolean {
 export class ConversionError extends Error {
   override name = 'ConversionError';
   constructor(
-    readonly reason: 'timeout' | 'failed' | 'unavailable',
+    readonly reason: 'timeout' | 'failed' | 'too-large' | 'unavailable',
     message: string,
     readonly detail = '',
   ) {
@@ -89,11 +89,17 @@ export interface OfficeConverter {
   toPdf(input: NodeJS.ReadableStream | Buffer, extension: string, options?: { signal?: AbortSignal }): Promise<Buffer>;
 }
 
+const MIB = 1024 * 1024;
+const DEFAULT_MAX_PDF_BYTES = 256 * MIB;
+const sizeLabel = (bytes: number) => (bytes >= MIB ? `${Math.floor(bytes / MIB)} MB` : `${Math.floor(bytes / 1024)} KB`);
+
 export interface OfficeConverterOptions {
   sofficePath: string;
   timeoutMs: number;
   /** The address-space limit of the LibreOffice process group (ulimit -v), in MiB. */
   memoryLimitMb: number;
+  /** The largest PDF a conversion may give, read whole into memory (and then into PDFium's): 256 MiB by default. */
+  maxPdfBytes?: number;
   /** Where each conversion makes its private directory; os.tmpdir() by default. */
   tempRoot?: string;
   /** Called with the pid (also the process group id) of each LibreOffice started: for tests only. */
@@ -101,7 +107,7 @@ export interface OfficeConverterOptions {
 }
 
 export function createOfficeConverter(options: OfficeConverterOptions): OfficeConverter {
-  const { sofficePath, timeoutMs } = options;
+  const { sofficePath, timeoutMs, maxPdfBytes = DEFAULT_MAX_PDF_BYTES } = options;
   if (!Number.isInteger(options.memoryLimitMb) || options.memoryLimitMb <= 0) throw new TypeError('memoryLimitMb must be a positive integer');
   // Only this number is spliced into the shell line; the binary and its arguments go as "$0" "$@".
   const limitKib = options.memoryLimitMb * 1024;
@@ -161,9 +167,14 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
       if (run.exitCode !== 0)
         throw new ConversionError('failed', `LibreOffice could not convert this file (exit code ${run.exitCode ?? run.exitSignal})`, detail);
       // LibreOffice exits 0 on a file it cannot load ("source file could not be loaded"): no PDF is the sign.
-      const pdf = await readFile(path.join(jobDir, 'out', 'document.pdf')).catch(() => null);
-      if (pdf === null || pdf.length === 0) throw new ConversionError('failed', 'LibreOffice could not convert this file', detail);
-      return pdf;
+      const output = path.join(jobDir, 'out', 'document.pdf');
+      const size = (await stat(output).catch(() => null))?.size ?? 0;
+      if (size === 0) throw new ConversionError('failed', 'LibreOffice could not convert this file', detail);
+      // A small spreadsheet can spread over more pages than anyone reads: it is not read into memory.
+      if (size > maxPdfBytes) {
+        throw new ConversionError('too-large', `Converted to PDF, this file would be larger than ${sizeLabel(maxPdfBytes)}`, detail);
+      }
+      return await readFile(output);
     } finally {
       await rm(jobDir, { recursive: true, force: true, maxRetries: 3 });
       await removeIpcSocket(profileUrl, offline.uid);

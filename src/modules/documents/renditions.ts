@@ -151,6 +151,7 @@ export function createRenditions(deps: {
       if (error instanceof ConversionError && error.reason === 'failed') {
         throw new UnrenderableError('LibreOffice could not convert this file (damaged, protected by a password, or not what its name says)');
       }
+      if (error instanceof ConversionError && error.reason === 'too-large') throw new UnrenderableError(error.message);
       throw error;
     }
     const sealed = await intake.seal(`${blobBase(document)}document-${randomBase62(8)}.pdf`, pdf);
