@@ -36,6 +36,9 @@ export function createBlockListService(deps: { db: Db; clock: Clock; audit: Pick
     return row ? { emails: parseList(row.emails), domains: parseList(row.domains) } : { emails: [], domains: [] };
   }
 
+  /** Whether the account's own lists refuse `email` (lower-case): for what is the account's, not a link's (a client portal). */
+  const refusesInAccount = async (accountId: number, email: string): Promise<boolean> => listsName(await get(accountId), email);
+
   return {
     get,
 
@@ -52,13 +55,10 @@ export function createBlockListService(deps: { db: Db; clock: Clock; audit: Pick
     /** Whether the link's own lists or its account's refuse `email` (lower-case). */
     async refuses(link: Pick<LinkRow, 'account_id' | 'blocked_emails' | 'blocked_domains'>, email: string): Promise<boolean> {
       if (listsName({ emails: parseList(link.blocked_emails), domains: parseList(link.blocked_domains) }, email)) return true;
-      return listsName(await get(link.account_id), email);
+      return refusesInAccount(link.account_id, email);
     },
 
-    /** Whether the account's own lists refuse `email` (lower-case): for what is the account's, not a link's (a client portal). */
-    async refusesInAccount(accountId: number, email: string): Promise<boolean> {
-      return listsName(await get(accountId), email);
-    },
+    refusesInAccount,
   };
 }
 

@@ -134,12 +134,13 @@ export function createBrandingService(deps: {
     return (await accounts.hasPlan(accountId, AREA_PLAN.branding, executor)) ? findBranding(executor, accountId) : undefined;
   }
 
-  /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
   /** The account whose verified domain `host` is; PUBLIC_URL's host, which no account may claim, is asked nothing. */
   const domainOwner = async (host: string): Promise<number | undefined> => {
     const domain = domainOfHost(host);
     return domain === publicHost ? undefined : accountIdForDomain(db, domain);
   };
+
+  /** Where the account's viewer links live: its verified custom domain (TLS at the proxy) or PUBLIC_URL. */
   const viewerBaseOf = (row: BrandingRow) => (row?.custom_domain ? `https://${row.custom_domain}` : publicUrl);
 
   /** A domain an account may claim and verify: not the service's own address, not another account's verified domain. */
