@@ -2,6 +2,7 @@ import { api, ok } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
 import { useQuery } from '../../api/query.js';
 import { formatDateTime, t } from '../../i18n/index.js';
+import { CardTable } from '../../ui/card-table.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { Section } from '../../ui/page.js';
 import { linkKey } from './link-data.js';
@@ -30,29 +31,21 @@ export function AgreementAcceptances({ linkId }: { linkId: string }) {
           list.length === 0 ? (
             <EmptyState title={t('link.acceptances.emptyTitle')} text={t('link.acceptances.emptyText')} />
           ) : (
-            <div class="table-wrap">
-              <table class="table table-cards">
-                <caption class="visually-hidden">{t('link.acceptances.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('link.acceptances.who')}</th>
-                    <th scope="col">{t('link.acceptances.agreement')}</th>
-                    <th scope="col">{t('link.acceptances.when')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((acceptance) => (
-                    <tr key={acceptance.id}>
-                      <td data-label={t('link.acceptances.who')}>
-                        <strong>{acceptance.name}</strong> <span class="muted">{acceptance.email}</span>
-                      </td>
-                      <td data-label={t('link.acceptances.agreement')}>{acceptance.agreementName}</td>
-                      <td data-label={t('link.acceptances.when')}>{formatDateTime(acceptance.acceptedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CardTable
+              caption={t('link.acceptances.title')}
+              columns={[t('link.acceptances.who'), t('link.acceptances.agreement'), t('link.acceptances.when')]}
+              inCard={false}
+            >
+              {list.map((acceptance) => (
+                <tr key={acceptance.id}>
+                  <td data-label={t('link.acceptances.who')}>
+                    <strong>{acceptance.name}</strong> <span class="muted">{acceptance.email}</span>
+                  </td>
+                  <td data-label={t('link.acceptances.agreement')}>{acceptance.agreementName}</td>
+                  <td data-label={t('link.acceptances.when')}>{formatDateTime(acceptance.acceptedAt)}</td>
+                </tr>
+              ))}
+            </CardTable>
           )
         }
       </QueryState>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
+import { CardTable } from '../../ui/card-table.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
@@ -24,39 +25,29 @@ export function PortalsScreen() {
           list.length === 0 ? (
             <EmptyState title={t('portals.empty.title')} text={t('portals.empty.text')} action={newPortal} />
           ) : (
-            <div class="card table-wrap">
-              <table class="table table-cards">
-                <caption class="visually-hidden">{t('portals.table')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('portals.column.name')}</th>
-                    <th scope="col">{t('portals.column.address')}</th>
-                    <th scope="col">
-                      <span class="visually-hidden">{t('portals.column.actions')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((portal) => (
-                    <tr key={portal.id}>
-                      <td data-label={t('portals.column.name')}>
-                        <a class="portals-name" href={`/app/portals/${encodeURIComponent(portal.id)}`}>
-                          {portal.name}
-                        </a>
-                      </td>
-                      <td data-label={t('portals.column.address')}>
-                        <span class="mono portals-url">{portal.url}</span>
-                      </td>
-                      <td>
-                        <div class="portals-actions">
-                          <CopyButton text={portal.url} label={t('portals.copy')} />
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CardTable
+              caption={t('portals.table')}
+              columns={[t('portals.column.name'), t('portals.column.address')]}
+              actions={t('portals.column.actions')}
+            >
+              {list.map((portal) => (
+                <tr key={portal.id}>
+                  <td data-label={t('portals.column.name')}>
+                    <a class="portals-name" href={`/app/portals/${encodeURIComponent(portal.id)}`}>
+                      {portal.name}
+                    </a>
+                  </td>
+                  <td data-label={t('portals.column.address')}>
+                    <span class="mono portals-url">{portal.url}</span>
+                  </td>
+                  <td>
+                    <div class="portals-actions">
+                      <CopyButton text={portal.url} label={t('portals.copy')} />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </CardTable>
           )
         }
       </QueryState>

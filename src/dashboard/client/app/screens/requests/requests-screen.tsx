@@ -3,6 +3,7 @@ import { api, ok } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
 import { invalidate, useQuery } from '../../api/query.js';
 import { formatDateTime, t } from '../../i18n/index.js';
+import { CardTable } from '../../ui/card-table.js';
 import { EmptyState, ErrorMessage, QueryState } from '../../ui/feedback.js';
 import { Chip, PageHeader } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
@@ -87,26 +88,16 @@ export function RequestsScreen() {
           requests.length === 0 ? (
             <EmptyState title={t('requests.emptyTitle')} text={t('requests.emptyText')} />
           ) : (
-            <div class="card table-wrap">
-              <table class="table table-cards requests-table">
-                <caption class="visually-hidden">{t('requests.table')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('requests.visitor')}</th>
-                    <th scope="col">{t('requests.link')}</th>
-                    <th scope="col">{t('requests.when')}</th>
-                    <th scope="col">
-                      <span class="visually-hidden">{t('requests.answer')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {requests.map((request) => (
-                    <RequestRow key={request.id} request={request} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CardTable
+              caption={t('requests.table')}
+              columns={[t('requests.visitor'), t('requests.link'), t('requests.when')]}
+              actions={t('requests.answer')}
+              class="requests-table"
+            >
+              {requests.map((request) => (
+                <RequestRow key={request.id} request={request} />
+              ))}
+            </CardTable>
           )
         }
       </QueryState>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useQuery } from '../../api/query.js';
 import { formatDate, t, tn } from '../../i18n/index.js';
+import { CardTable } from '../../ui/card-table.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { Chip, PageHeader, Pagination } from '../../ui/page.js';
@@ -58,27 +59,15 @@ export function RoomsScreen() {
             <EmptyState title={t('rooms.empty.title')} text={t('rooms.empty.text')} action={newRoom} />
           ) : (
             <>
-              <div class="card table-wrap">
-                <table class="table table-cards">
-                  <caption class="visually-hidden">{t('rooms.table')}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('rooms.column.name')}</th>
-                      <th scope="col">{t('rooms.column.links')}</th>
-                      <th scope="col">{t('rooms.column.views')}</th>
-                      <th scope="col">{t('rooms.column.state')}</th>
-                      <th scope="col">
-                        <span class="visually-hidden">{t('rooms.column.actions')}</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((room) => (
-                      <RoomRow key={room.id} room={room} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <CardTable
+                caption={t('rooms.table')}
+                columns={[t('rooms.column.name'), t('rooms.column.links'), t('rooms.column.views'), t('rooms.column.state')]}
+                actions={t('rooms.column.actions')}
+              >
+                {list.map((room) => (
+                  <RoomRow key={room.id} room={room} />
+                ))}
+              </CardTable>
               <Pagination page={pagination.page} limit={pagination.limit} total={pagination.total} onPage={setPage} />
             </>
           )

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
+import { CardTable } from '../../ui/card-table.js';
 import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
 import { EmptyState, QueryState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
@@ -35,46 +36,36 @@ export function TemplatesScreen() {
           list.length === 0 ? (
             <EmptyState title={t('templates.empty.title')} text={t('templates.empty.text')} action={newTemplate} />
           ) : (
-            <div class="card table-wrap">
-              <table class="table table-cards">
-                <caption class="visually-hidden">{t('templates.table')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('templates.column.name')}</th>
-                    <th scope="col">{t('templates.column.sets')}</th>
-                    <th scope="col">
-                      <span class="visually-hidden">{t('templates.column.actions')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((template) => (
-                    <tr key={template.id}>
-                      <td data-label={t('templates.column.name')}>
-                        <a class="templates-name" href={`/app/templates/${template.id}`}>
-                          {template.name}
-                        </a>
-                      </td>
-                      <td data-label={t('templates.column.sets')}>
-                        <TemplateChips template={template} />
-                      </td>
-                      <td>
-                        <div class="templates-actions">
-                          <a class="button secondary small" href={`/app/templates/${template.id}`}>
-                            {t('action.edit')}
-                            <span class="visually-hidden"> {template.name}</span>
-                          </a>
-                          <button type="button" class="button secondary small" onClick={() => void remove(template)}>
-                            {t('action.delete')}
-                            <span class="visually-hidden"> {template.name}</span>
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CardTable
+              caption={t('templates.table')}
+              columns={[t('templates.column.name'), t('templates.column.sets')]}
+              actions={t('templates.column.actions')}
+            >
+              {list.map((template) => (
+                <tr key={template.id}>
+                  <td data-label={t('templates.column.name')}>
+                    <a class="templates-name" href={`/app/templates/${template.id}`}>
+                      {template.name}
+                    </a>
+                  </td>
+                  <td data-label={t('templates.column.sets')}>
+                    <TemplateChips template={template} />
+                  </td>
+                  <td>
+                    <div class="templates-actions">
+                      <a class="button secondary small" href={`/app/templates/${template.id}`}>
+                        {t('action.edit')}
+                        <span class="visually-hidden"> {template.name}</span>
+                      </a>
+                      <button type="button" class="button secondary small" onClick={() => void remove(template)}>
+                        {t('action.delete')}
+                        <span class="visually-hidden"> {template.name}</span>
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </CardTable>
           )
         }
       </QueryState>
