@@ -109,7 +109,6 @@ export interface VisitsTable {
   email: string | null;
   otp_email: string | null;
   otp_passed: Generated<number>;
-  password_passed: Generated<number>;
   access_request_id: number | null;
   ip: string;
   user_agent: string | null;
@@ -123,6 +122,8 @@ export interface VisitsTable {
   room_id: string | null;
   /** the seconds of reading its viewer reported, summed (0030): at most what the visit has lasted allows */
   reported_seconds: Generated<number>;
+  /** the stamp of the link password this visit passed (0036); null: none passed */
+  password_stamp: string | null;
 }
 
 export interface OtpCodesTable {

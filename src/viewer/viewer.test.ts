@@ -298,6 +298,43 @@ test('password gate: all clients together get 100 wrong tries per link, password
   assert.equal((await from(102).post(`/v/${id}/password`, { password: 'correct horse' })).status, 422, 'the old one is only wrong now');
 });
 
+test('a new password holds back every visit that passed the old one, a live view too, until the new one is entered', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(1), 'deal.pdf', { addPassword: '1', password: 'correct horse' });
+  const waiting = new VisitorClient(app.url);
+  assert.equal((await waiting.post(`/v/${id}/password`, { password: 'correct horse' })).status, 303, 'passed, its view not opened yet');
+  const reading = new VisitorClient(app.url);
+  assert.equal((await reading.post(`/v/${id}/password`, { password: 'correct horse' })).status, 303);
+  assert.match((await reading.get(`/v/${id}`)).text, /class="document"/);
+  assert.equal(await viewsOf(http, id), 1);
+
+  assert.equal((await http.patch(`/api/links/${id}/password`, { password: 'battery staple' })).status, 200);
+  for (const visitor of [waiting, reading]) {
+    assert.match((await visitor.get(`/v/${id}`)).text, /type="password"/);
+    assert.equal((await visitor.get(`/v/${id}/pages.json`)).status, 403);
+  }
+  assert.equal((await reading.post(`/v/${id}/password`, { password: 'correct horse' })).status, 422);
+  assert.equal((await reading.post(`/v/${id}/password`, { password: 'battery staple' })).status, 303);
+  assert.equal((await reading.get(`/v/${id}/pages.json`)).status, 200, 'the same view goes on');
+  assert.equal(await viewsOf(http, id), 1, 'and counts no second view');
+});
+
+test("an address taken off the OTP gate's list loses its pass, a live view too", async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, await makePdf(1), 'deal.pdf', { requiresOtp: '1', allowedEmails: 'bob@partner.io,ann@partner.io' });
+  const bob = new VisitorClient(app.url);
+  assert.equal((await bob.post(`/v/${id}/otp`, { email: 'bob@partner.io' })).status, 303);
+  assert.equal((await bob.post(`/v/${id}/otp/verify`, { code: await codeFor(smtp, 'bob@partner.io') })).status, 303);
+  assert.match((await bob.get(`/v/${id}`)).text, /class="document"/);
+
+  assert.equal((await http.patch(`/api/links/${id}`, { allowedEmails: ['ann@partner.io'] })).status, 200);
+  assert.equal((await bob.get(`/v/${id}/pages.json`)).status, 403);
+  assert.match((await bob.get(`/v/${id}`)).text, /Send me a code/);
+});
+
 test('approval gate and the owner API: request, list, approve or deny, pending count', async (t) => {
   const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
   const owner = await app.createAccount('professional');

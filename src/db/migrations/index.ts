@@ -34,6 +34,7 @@ import * as hashedCheckoutSessions from './0032-hashed-checkout-sessions.js';
 import * as unverifiedViewAlerts from './0033-unverified-view-alerts.js';
 import * as unverifiedAddresses from './0034-unverified-addresses.js';
 import * as fairJobs from './0035-fair-jobs.js';
+import * as passwordStamps from './0036-password-stamps.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '0033-unverified-view-alerts': unverifiedViewAlerts,
   '0034-unverified-addresses': unverifiedAddresses,
   '0035-fair-jobs': fairJobs,
+  '0036-password-stamps': passwordStamps,
 };
 
 export const migrationProvider: MigrationProvider = {

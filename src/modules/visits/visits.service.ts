@@ -111,6 +111,9 @@ const provedBy = (email: string | null, ...visits: Array<VisitRow | undefined>) 
 
 const passesOtpWith = (link: LinkRow, verifiedEmail: string | undefined) => verifiedEmail !== undefined && isAllowedOtpEmail(link, verifiedEmail);
 
+/** Names a link password (its hash, salted afresh each time one is set) without revealing it: what a visit passed. */
+const passwordStampOf = (passwordHash: string) => sha256Hex(passwordHash).slice(0, 16);
+
 export type Gate = 'email' | 'otp' | 'password' | 'agreement' | 'approval' | 'view-limit';
 
 /** The gates a visitor meets on opening `link` afresh, an OTP gate the already verified address passes left out. */
@@ -216,17 +219,21 @@ export function createVisitsService(deps: {
     if (!link) return { step: 'not-found' };
     if (isExpired(link, now)) return { step: 'expired' };
     if (link.is_active !== 1) return { step: 'inactive' };
-    // Before the session: an address blocked after the visitor got in loses the document at once.
+    // Checked before the session too: a visitor whose address is blocked or taken off the OTP gate's
+    // list, or who passed a password the owner has changed since, loses the document at once.
     const knownEmail = visit?.email ?? verifiedEmail;
     if (knownEmail && (await blockList.refuses(link, knownEmail))) return { step: 'blocked' };
-    if (visit?.session_started_at) return { step: 'session', session: visitorSessionOf(visit) };
+    const otpPassed = link.requires_otp !== 1 || passesOtpWith(link, verifiedEmailOf(visit)) || passesOtpWith(link, verifiedEmail);
+    const passwordPassed = link.password_hash === null || visit?.password_stamp === passwordStampOf(link.password_hash);
+    if (visit?.session_started_at && otpPassed && passwordPassed) return { step: 'session', session: visitorSessionOf(visit) };
     if (link.max_views > 0 && link.views >= link.max_views) return { step: 'view-limit' };
     // An OTP gate asks for the address itself, verified.
     if (link.require_email === 1 && link.requires_otp !== 1 && !knownEmail) return { step: 'email' };
-    if (link.requires_otp === 1 && visit?.otp_passed !== 1 && !passesOtpWith(link, verifiedEmail)) {
-      return visit?.otp_email ? { step: 'otp-code', email: visit.otp_email } : { step: 'otp-email' };
+    if (!otpPassed) {
+      const codeSentTo = visit?.otp_email && isAllowedOtpEmail(link, visit.otp_email) ? visit.otp_email : undefined;
+      return codeSentTo ? { step: 'otp-code', email: codeSentTo } : { step: 'otp-email' };
     }
-    if (link.password_hash !== null && visit?.password_passed !== 1) return { step: 'password' };
+    if (!passwordPassed) return { step: 'password' };
     if (link.agreement_id !== null && visit?.agreement_accepted !== 1) {
       // An agreement deleted meanwhile asks for nothing; one whose PDF was deleted lets no one past.
       const agreement = await agreements.forVisitor(link.agreement_id);
@@ -507,8 +514,8 @@ export function createVisitsService(deps: {
       // overtake the limits; a right password gives its places back: only wrong tries count. The
       // link's own window bounds guessing from many addresses (a botnet, an IPv6 network), so it
       // refuses the right password too once full: strangers can then keep new visitors waiting.
-      // It counts the tries on this password (its hash, salted afresh each time one is set), so the
-      // owner's remedy is a new password, which starts with a window of its own.
+      // It counts the tries on this password (by its stamp), so the owner's remedy is a new password,
+      // which starts with a window of its own.
       const windows = [
         {
           key: `pw:${link.id}:${clientNetworkOf(visitor.ip)}`,
@@ -516,7 +523,7 @@ export function createVisitsService(deps: {
           message: 'Too many wrong passwords; try again in a few minutes',
         },
         {
-          key: `pw-link:${link.id}:${sha256Hex(link.password_hash!).slice(0, 16)}`,
+          key: `pw-link:${link.id}:${passwordStampOf(link.password_hash!)}`,
           ...PASSWORD_TRIES_PER_LINK,
           message: 'Too many wrong passwords have been tried on this document; try again later, or ask the sender for a new password',
           linkWide: 'password' as const,
@@ -526,7 +533,7 @@ export function createVisitsService(deps: {
       if (!(await verifyPassword(password, link.password_hash!))) throw unprocessable('That password is not right');
       await Promise.all(windows.map((window) => counter.release(window.key)));
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
-      await updateVisit(db, visit.id, { password_passed: 1 });
+      await updateVisit(db, visit.id, { password_stamp: passwordStampOf(link.password_hash!) });
       return token;
     },
 
