@@ -62,7 +62,7 @@ import { createUsersService } from './modules/users/users.service.js';
 import { createTwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { createOtpService } from './modules/visits/otp.service.js';
 import { createVisitsService } from './modules/visits/visits.service.js';
-import { createDocumentSummaries, createPagesService } from './modules/documents/pages.service.js';
+import { createLinkDocuments, createPagesService } from './modules/documents/pages.service.js';
 import { createRenditions, DOCUMENT_JOB } from './modules/documents/renditions.js';
 import { createOfficeConverter } from './infra/convert/office-converter.js';
 import { findSoffice } from './infra/convert/locate-soffice.js';
@@ -147,7 +147,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     audit,
     payments: stripeConnect,
     agreements: agreementPolicy,
-    documents: createDocumentSummaries({ db }),
+    documents: createLinkDocuments({ db, blobs }),
   });
   const agreements = createAgreementsService({ db, clock, links, audit });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy });

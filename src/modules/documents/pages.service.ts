@@ -9,13 +9,14 @@ import { createConcurrencyLimit, createKeyedConcurrencyLimit, once } from '../..
 import { notFound, serviceUnavailable } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
+import type { BlobStore } from '../../infra/storage/index.js';
 import type { FileReader } from '../files/file-reader.js';
-import type { DocumentStatus, DocumentSummaries, DocumentSummary, LinksService } from '../links/links.service.js';
+import type { DocumentStatus, DocumentSummary, LinkDocuments, LinksService } from '../links/links.service.js';
 import type { Visitor, VisitorSession } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
 import * as repo from './documents.repo.js';
 import { createStampMetrics } from './stamp-metrics.js';
-import { isPaged, type Renditions } from './renditions.js';
+import { isPaged, renditionsPrefixOf, type Renditions } from './renditions.js';
 import { isWatermarked, stampFor } from './document-view.js';
 import { drawStampSprite, releaseBuffer, stampPageImage, type StampSprite } from './watermark/index.js';
 
@@ -287,10 +288,16 @@ export function createPagesService(deps: {
 
 export type PagesService = ReturnType<typeof createPagesService>;
 
-/** `document` of each link object: how far its current version's pages are (read by the links module). */
-export function createDocumentSummaries(deps: { db: Db }): DocumentSummaries {
-  const { db } = deps;
+/** `document` of each link object (how far its current version's pages are), and the renditions' removal with the link's file. */
+export function createLinkDocuments(deps: { db: Db; blobs: Pick<BlobStore, 'deletePrefix'> }): LinkDocuments {
+  const { db, blobs } = deps;
   return {
+    // A deleted link's rows went with it; an expired link's stay until now. The blobs go after the rows, as everywhere.
+    async discard(linkId) {
+      await repo.deleteDocuments(db, await repo.findDocumentIdsOfLinks(db, [linkId]));
+      await blobs.deletePrefix(renditionsPrefixOf(linkId));
+    },
+
     async summariesOf(linkRows) {
       const rows = await repo.findStatusesOfLinks(
         db,

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import sharp from 'sharp';
 import { startApp, WITH_LIBREOFFICE, type TestApp } from '../../../test/helpers/app.js';
-import { createLink, uploadForm } from '../../../test/helpers/files.js';
+import { createLink, listFiles, uploadForm } from '../../../test/helpers/files.js';
 import { HAS_TESSERACT, readMark } from '../../../test/helpers/ocr.js';
 import type { HttpClient } from '../../../test/helpers/http.js';
 import { BANDS, makeBandsPdf, makePdf, makeSlowPdf } from '../../../test/helpers/pdf.js';
@@ -251,6 +252,27 @@ test('a replacement is rendered while visitors still see the old pages; a corrup
   const { visitor, manifest: brokenManifest } = await viewing(app, broken);
   assert.equal((await brokenManifest()).status, 'failed');
   assert.equal((await visitor.get(`/v/${broken}`)).status, 200);
+});
+
+test("a link's page images, thumbnails and stamp bases go with its file: when the link is deleted, and when an expired link's file is purged", async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const renditionsOf = (id: string) => listFiles(path.join(app.dataDir, 'blobs', 'documents', id));
+  const deleted = await createLink(http, await makePdf(2), 'Deleted.pdf');
+  const expiring = await createLink(http, await makePdf(2), 'Expiring.pdf', { expiration: '1h' });
+  await documentOf(http, deleted);
+  await documentOf(http, expiring);
+  assert.equal((await renditionsOf(deleted)).length, 6, 'two pages, each an image, a thumbnail and a stamp base');
+  assert.equal((await renditionsOf(expiring)).length, 6);
+
+  assert.equal((await http.delete(`/api/links/${deleted}`)).status, 200);
+  assert.deepEqual(await renditionsOf(deleted), [], 'gone at once, not at the next orphan sweep');
+
+  now += 31 * 86_400_000;
+  assert.equal(await app.runtime.services.links.purgeExpiredBlobs(30 * 86_400_000), 1);
+  assert.deepEqual(await renditionsOf(expiring), []);
+  assert.equal((await http.get(`/api/links/${expiring}/pages/1/thumbnail`)).status, 404, 'the owner sees no page of a purged file either');
 });
 
 test('a document whose page images would take more than its budget ends failed; a very tall page is drawn smaller, in proportion', async (t) => {

@@ -51,6 +51,8 @@ const DRAWN_AHEAD_AT_ONCE = 2;
  */
 const DRAWN_AHEAD_WAITING = 8;
 const BLOB_PREFIX = 'documents/';
+/** Where the renditions of every version of a link are stored. */
+export const renditionsPrefixOf = (linkId: string) => `${BLOB_PREFIX}${linkId}/`;
 
 /**
  * What a document's page images may take in all: its PDF a hundred times over, and a base more
@@ -125,7 +127,7 @@ export function createRenditions(deps: {
     maxWaiting: DRAWN_AHEAD_WAITING,
     full: () => serviceUnavailable('This page is still being prepared; it will be ready in a moment', 2),
   });
-  const blobBase = (document: repo.DocumentRow) => `${BLOB_PREFIX}${document.link_id}/v${document.version}-${document.id}/`;
+  const blobBase = (document: repo.DocumentRow) => `${renditionsPrefixOf(document.link_id)}v${document.version}-${document.id}/`;
 
   async function deleteBlobs(keys: readonly string[]): Promise<void> {
     for (const key of keys) await blobs.delete(key);

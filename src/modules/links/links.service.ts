@@ -224,10 +224,12 @@ export interface DocumentSummary {
   error: string | null;
 }
 
-/** Answered by modules/documents, which owns the renditions (built before the links service). */
-export interface DocumentSummaries {
+/** A link's documents, as modules/documents (which owns the renditions) answers for them to this one, built before it. */
+export interface LinkDocuments {
   /** By link id; a link with no document of its current version (not paged, or not yet queued) is absent. */
   summariesOf(links: readonly Pick<LinkRow, 'id' | 'version' | 'mime' | 'name' | 'kind'>[]): Promise<Map<string, DocumentSummary>>;
+  /** Deletes every rendition of the link's versions (converted PDFs, page images, thumbnails, stamp bases), rows and blobs. */
+  discard(linkId: string): Promise<void>;
 }
 
 /** `GET /api/links`'s query, as the route has checked it. */
@@ -252,7 +254,7 @@ export function createLinksService(deps: {
   audit: Pick<AuditLog, 'record'>;
   payments: PaymentsPolicy;
   agreements: AgreementPolicy;
-  documents: DocumentSummaries;
+  documents: LinkDocuments;
 }) {
   const { db, clock, blobs, viewerBase, audit, payments, agreements, documents } = deps;
   /** The spec's Link object, every setting, and how far its pages are. */
@@ -519,6 +521,7 @@ export function createLinksService(deps: {
       });
       // The row is gone first: no visitor can reach a half-deleted link. Rooms own no blob.
       await blobs.deletePrefix(blobPrefixOf(id));
+      await documents.discard(id);
     },
 
     setActive: (source: ChangeSource, id: string, isActive: boolean) =>
@@ -718,13 +721,14 @@ export function createLinksService(deps: {
       return new Set((await repo.findLinksByIds(executor, accountId, ids)).map((link) => link.id));
     },
 
-    /** Deletes the blobs of links expired more than `retentionMs` ago; their metadata stays. */
+    /** Deletes the files of links expired more than `retentionMs` ago, their renditions too; their metadata stays. */
     async purgeExpiredBlobs(retentionMs: number): Promise<number> {
       let purged = 0;
       for (;;) {
         const batch = await repo.findExpiredWithBlobs(db, clock() - retentionMs, PURGE_BATCH);
         for (const link of batch) {
           await blobs.deletePrefix(blobPrefixOf(link.id));
+          await documents.discard(link.id);
           await repo.markBlobPurged(db, link.id, clock());
         }
         purged += batch.length;
