@@ -186,6 +186,28 @@ test('one client network opens at most 30 views of a link a minute; a reload in 
   assert.equal((await new VisitorClient(app.url).get(`/v/${other}`)).status, 200, 'each link counts on its own');
 });
 
+test('one client network begins at most 30 visits of a link a minute: gate forms posted without a cookie make no row past that', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'for partners', 'p.txt', { requireEmail: '1' });
+  const visitsOf = async () =>
+    (
+      await app.runtime.database.db
+        .selectFrom('visits')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('link_id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).n;
+  const statuses: number[] = [];
+  for (let n = 0; n < 31; n++) statuses.push((await new VisitorClient(app.url).post(`/v/${id}/email`, { email: `v${n}@example.org` })).status);
+  assert.deepEqual(statuses, [...Array<number>(30).fill(303), 429]);
+  assert.equal(Number(await visitsOf()), 30);
+
+  now += MINUTE;
+  assert.equal((await new VisitorClient(app.url).post(`/v/${id}/email`, { email: 'later@example.org' })).status, 303);
+});
+
 test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 codes per 10 minutes', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

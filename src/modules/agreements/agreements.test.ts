@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { startApp } from '../../../test/helpers/app.js';
-import { createLink, uploadFile } from '../../../test/helpers/files.js';
+import { createLink, limitsReached, uploadFile } from '../../../test/helpers/files.js';
 import { makePdf } from '../../../test/helpers/pdf.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
 
@@ -63,6 +63,30 @@ test('agreements: Markdown shown as safe HTML; a visitor accepts with name and e
   // Changing the text later keeps what was accepted: the hash is of the old text.
   await http.patch(`/api/agreements/${agreementId}`, { text: 'New terms' });
   assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances[0].textSha256, acceptances[0].textSha256);
+});
+
+test("agreements: a client network accepts a link's agreement at most 10 times an hour, all together 300; the owner hears when the link's limit is reached", async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const agreementId = (await http.post('/api/agreements', { name: 'NDA', text: 'Keep it secret.' })).body.id as number;
+  const id = await createLink(http, await makePdf(1), 'Deal.pdf', { agreementId: String(agreementId) });
+  const accept = (address: string, n: number) =>
+    new VisitorClient(app.url, { 'x-forwarded-for': address }).post(`/v/${id}/agreement`, {
+      name: `Signer ${n}`,
+      email: `s${n}@example.org`,
+      agree: 'yes',
+    });
+
+  const fromOne: number[] = [];
+  for (let n = 0; n < 11; n++) fromOne.push((await accept('198.51.100.7', n)).status);
+  assert.deepEqual(fromOne, [...Array<number>(10).fill(303), 429]);
+
+  for (let n = 10; n < 300; n++) assert.equal((await accept(`203.0.${Math.floor(n / 250)}.${(n % 250) + 1}`, n)).status, 303);
+  const refused = await accept('192.0.2.1', 300);
+  assert.equal(refused.status, 429);
+  assert.match(refused.text, /accepted this agreement in the last hour/);
+  assert.deepEqual(await limitsReached(http, id), ['agreement']);
+  assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances.length, 300, 'no acceptance kept past the limits');
 });
 
 test('agreements: a PDF one is read in the gate; content and ownership are checked', async (t) => {

@@ -15,9 +15,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * A limit that holds every visitor of a link once reached (`link.limit_reached`, recorded once per
- * hour it is reached in): wrong passwords, e-mail codes sent, access requests.
+ * hour it is reached in): wrong passwords, e-mail codes sent, access requests, agreements accepted.
  */
-export const LINK_LIMITS = ['password', 'code', 'access-request'] as const;
+export const LINK_LIMITS = ['password', 'code', 'access-request', 'agreement'] as const;
 export type LinkLimit = (typeof LINK_LIMITS)[number];
 
 /**

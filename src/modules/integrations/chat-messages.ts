@@ -31,6 +31,10 @@ const LIMIT_STORIES: Record<LinkLimit, EventStory> = {
     title: 'Access requests used up',
     sentence: (link) => `${link} has had this hour's limit of access requests: new visitors cannot ask until the hour ends`,
   },
+  agreement: {
+    title: 'Agreement acceptances used up',
+    sentence: (link) => `${link} has had this hour's limit of agreement acceptances: new visitors cannot accept until the hour ends`,
+  },
 };
 
 const storyOf = (event: RecordedEvent): EventStory =>

@@ -28,6 +28,9 @@ const PASSWORD_TRIES_PER_LINK = { limit: 100, windowMs: 60 * 60_000 } as const;
 // Each access request e-mails the owner and raises an event: a stranger must not be able to flood them.
 const ACCESS_REQUESTS_PER_CLIENT = { limit: 5, windowMs: 60 * 60_000 } as const;
 const ACCESS_REQUESTS_PER_LINK = { limit: 50, windowMs: 60 * 60_000 } as const;
+// Each acceptance is kept for good as the agreement's record and told to chat integrations.
+const ACCEPTANCES_PER_CLIENT = { limit: 10, windowMs: 60 * 60_000 } as const;
+const ACCEPTANCES_PER_LINK = { limit: 300, windowMs: 60 * 60_000 } as const;
 /**
  * A view reports at most twice the time it has lasted, plus a minute: someone may read in two tabs
  * at once, and a browser's clock runs a little apart from ours. More is invented, and would let one
@@ -194,8 +197,8 @@ export function createVisitsService(deps: {
   agreements: Pick<AgreementsService, 'forVisitor' | 'accept'>;
   tallies: ViewTallies;
   /**
-   * Views one client network may open of one link in a minute. Each view is counted, told to chat
-   * integrations and spends a view cap: a script must not make thousands of them.
+   * Views one client network may open of one link in a minute, and visits it may begin. Each view is
+   * counted, told to chat integrations and spends a view cap: a script must not make thousands of them.
    */
   viewsPerClientPerMinute: number;
 }) {
@@ -257,6 +260,14 @@ export function createVisitsService(deps: {
   async function ensureVisit(link: LinkRow, visitor: Visitor, roomVisit?: VisitRow): Promise<{ visit: VisitRow; token: string }> {
     const existing = await visitOf(link, visitor);
     if (existing && visitor.token) return { visit: existing, token: visitor.token };
+    // Each gate form posted without the visit's cookie begins a visit, a row kept for the gates' week:
+    // a client network begins them no faster than it may open views.
+    await takePlace(counter, clock(), {
+      key: `visit:${link.id}:${clientNetworkOf(visitor.ip)}`,
+      limit: viewsPerClientPerMinute,
+      windowMs: 60_000,
+      message: 'Too many visits of this document have begun from your network in the last minute; try again in a minute',
+    });
     const token = randomBase62(32);
     const now = clock();
     try {
@@ -474,6 +485,19 @@ export function createVisitsService(deps: {
       const email = state.email ?? (form.email ?? '').trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
       if (form.agree !== 'yes') throw badRequest('Tick "I agree" to accept the agreement');
+      await takePlaces(link, [
+        {
+          key: `accept:${link.id}:${clientNetworkOf(visitor.ip)}`,
+          ...ACCEPTANCES_PER_CLIENT,
+          message: 'Too many acceptances of this agreement from here; try again later',
+        },
+        {
+          key: `accept-link:${link.id}`,
+          ...ACCEPTANCES_PER_LINK,
+          message: 'Too many visitors have accepted this agreement in the last hour; try again later',
+          linkWide: 'agreement',
+        },
+      ]);
       const { visit, token } = await ensureVisit(link, visitor, roomVisit);
       if (await refused(link, visit, email)) return token;
       await db.transaction().execute(async (trx) => {

@@ -13255,7 +13255,7 @@ export interface operations {
                              * @description link.limit_reached: which of the link's hourly limits was reached (it then holds every visitor until the hour ends)
                              * @enum {string}
                              */
-                            limit?: "password" | "code" | "access-request";
+                            limit?: "password" | "code" | "access-request" | "agreement";
                             /** Format: date-time */
                             at: string;
                         }[];

@@ -27,4 +27,5 @@ export const analytics = {
     'Wrong passwords on {link} reached the hourly limit: visitors wait until the hour ends, or set a new password',
   'analytics.event.link.limit_reached.code': '{link} sent its hourly limit of e-mail codes: new visitors wait until the hour ends',
   'analytics.event.link.limit_reached.access-request': '{link} had its hourly limit of access requests: new visitors wait until the hour ends',
+  'analytics.event.link.limit_reached.agreement': '{link} had its hourly limit of agreement acceptances: new visitors wait until the hour ends',
 } as const;
