@@ -283,6 +283,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const checkout = createCheckoutService({
     db,
     clock,
+    counter,
     stripe,
     sellers: stripeConnect,
     visits,

@@ -176,6 +176,21 @@ test('checkout needs a view session of the link; with one it is a destination ch
   assert.equal((await freeVisitor.post(`/v/${free}/checkout`, { email: 'a@example.net' })).status, 422, 'a free link is not for sale');
 });
 
+test('one client network starts at most 10 checkouts in 10 minutes, whatever the path: each is a call to Stripe on the platform key', async (t) => {
+  const { app, stripe } = await startAppWithStripe(t);
+  const { linkId } = await sellerWithPaidLink(app, stripe, 'the original');
+  const visitor = new VisitorClient(app.url);
+  assert.equal((await visitor.get(`/v/${linkId}`)).status, 200);
+  const statuses: number[] = [];
+  for (let n = 0; n < 11; n++) statuses.push((await visitor.post(`/v/${linkId}/checkout`, { email: `buyer${n}@example.net` })).status);
+  assert.deepEqual(statuses, [...Array<number>(10).fill(303), 429]);
+  visitor.transplantCookie(`/v/${linkId}`, `/api/stripe/checkout-download/${linkId}`);
+  const api = await visitor.postJson(`/api/stripe/checkout-download/${linkId}`, { email: 'buyer@example.net' });
+  assert.equal(api.status, 429);
+  assert.match(JSON.parse(api.text).error, /Too many checkouts/);
+  assert.equal(stripe.sessions.size, 10);
+});
+
 test("a paid session downloads the original 5 times; unpaid, unknown and other links' sessions are refused", async (t) => {
   const { app, stripe } = await startAppWithStripe(t);
   const content = randomBytes(200_000);

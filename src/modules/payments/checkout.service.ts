@@ -2,6 +2,8 @@ import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import { AppError, badRequest, forbidden, notFound, unprocessable } from '../../core/errors.js';
+import { takePlace, type WindowCounter } from '../../core/rate-limit.js';
+import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import type { EventRecorder } from '../events/events.service.js';
 import { isEmail } from '../links/link-settings.js';
@@ -19,6 +21,11 @@ export const PURCHASE_WINDOW_MS = 7 * 86_400_000;
 
 /** How long a started checkout may be paid (Stripe allows 30 minutes to a day). */
 const CHECKOUT_LIFETIME_SECONDS = 3600;
+/**
+ * Checkouts one client network may start in 10 minutes, whatever the links: each is a call to Stripe
+ * on the platform's key, whose rate limit every account's buyers share.
+ */
+const CHECKOUTS_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
 
 const CANNOT_SELL = 'The owner of this document cannot accept payments right now';
 
@@ -52,6 +59,7 @@ export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPu
 export function createCheckoutService(deps: {
   db: Db;
   clock: Clock;
+  counter: WindowCounter;
   stripe: Stripe | null;
   sellers: Pick<StripeConnect, 'sellerAccountOf'>;
   visits: Pick<VisitsService, 'inspect' | 'requireSession'>;
@@ -60,7 +68,7 @@ export function createCheckoutService(deps: {
   platformFeePercent: number;
   events: EventRecorder;
 }) {
-  const { db, clock, stripe, sellers, visits, viewerBase, platformFeePercent, events } = deps;
+  const { db, clock, counter, stripe, sellers, visits, viewerBase, platformFeePercent, events } = deps;
 
   /**
    * Starts a checkout for `link`, whose viewing the caller has already checked. A destination
@@ -68,7 +76,7 @@ export function createCheckoutService(deps: {
    * The buyer comes back to the link's viewer page, inside data room `roomId` when bought there:
    * the receipt then names the file by its room path too, never by the link's own id.
    */
-  async function createCheckout(link: LinkRow, rawEmail: string, roomId?: string): Promise<{ url: string }> {
+  async function createCheckout(link: LinkRow, buyer: Visitor, rawEmail: string, roomId?: string): Promise<{ url: string }> {
     // Not for sale is the answer whether or not payments are configured: a free link's page never meets a 503.
     const price = salePriceOf(link);
     if (!price) throw unprocessable('This document is not for sale');
@@ -77,6 +85,11 @@ export function createCheckoutService(deps: {
     if (!isEmail(email)) throw badRequest('Enter a valid e-mail address for the receipt');
     const destination = await sellers.sellerAccountOf(link.account_id);
     if (!destination) throw unprocessable(CANNOT_SELL);
+    await takePlace(counter, clock(), {
+      key: `checkout:${clientNetworkOf(buyer.ip)}`,
+      ...CHECKOUTS_PER_CLIENT,
+      message: 'Too many checkouts have been started from your network; try again in a few minutes',
+    });
     const fee = Math.floor((price.amount * platformFeePercent) / 100);
     const metadata = { link_id: link.id, link_version: String(link.version), ...(roomId && { room_id: roomId }) };
     const returnUrl = `${await viewerBase(link.account_id)}${viewerPathOf(link.id, roomId)}`;
@@ -112,7 +125,7 @@ export function createCheckoutService(deps: {
      */
     async checkoutOnPage(linkId: string, visitor: Visitor, email: string): Promise<{ url: string }> {
       const { link, room } = await visits.requireSession(linkId, visitor);
-      return createCheckout(link, email, room?.id);
+      return createCheckout(link, visitor, email, room?.id);
     },
 
     /** A checkout for a visitor holding a view session of the link itself (403 otherwise). */
@@ -121,7 +134,7 @@ export function createCheckoutService(deps: {
       const { link, state } = await visits.inspect(linkId, visitor);
       if (!link) throw notFound('Link');
       if (state.step !== 'session') throw forbidden('Open the link and pass its checks before buying it');
-      return createCheckout(link, email);
+      return createCheckout(link, visitor, email);
     },
 
     /**

@@ -67,7 +67,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{
         security: [],
         params: Type.Object({ linkId: StringId }),
         body: Type.Object({ email: Type.String({ maxLength: 254 }) }),
-        response: { 200: UrlBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, ...upstreamErrors },
+        response: { 200: UrlBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, ...upstreamErrors },
       },
     },
     async (request) => {

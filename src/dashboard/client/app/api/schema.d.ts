@@ -12816,6 +12816,17 @@ export interface operations {
                 };
             };
             /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
             502: {
                 headers: {
                     [name: string]: unknown;
