@@ -245,6 +245,32 @@ test('OTP gate: allowed addresses only, 6-digit code, 5 wrong tries burn it, 3 c
   assert.match((await visitor.get(`/v/${id}`)).text, /class="document"/);
 });
 
+test('e-mail codes across links: 10 an hour to one mailbox (plus-tags are the same mailbox), 30 per 10 minutes from one client network', async (t) => {
+  const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
+  const { http } = await app.createAccount('professional');
+  const links: string[] = [];
+  for (let n = 0; n < 4; n++) links.push(await createLink(http, `deal ${n}`, 'd.txt', { requiresOtp: '1', allowedDomains: 'victim.example' }));
+  const ask = (link: string, email: string, from: string) =>
+    new VisitorClient(app.url, { 'x-forwarded-for': from }).post(`/v/${link}/otp`, { email });
+
+  const toOneMailbox: Array<{ status: number; text: string }> = [];
+  let client = 0;
+  for (const link of links) {
+    for (let n = 0; n < 3; n++) toOneMailbox.push(await ask(link, `ceo+${n}@victim.example`, `198.51.100.${++client}`));
+  }
+  assert.deepEqual(
+    toOneMailbox.map((response) => response.status),
+    [303, 303, 303, 303, 303, 303, 303, 303, 303, 303, 429, 429],
+  );
+  assert.match(toOneMailbox.at(-1)!.text, /sent to this address in the last hour/);
+
+  const fromOneNetwork: number[] = [];
+  for (const [n, link] of links.entries()) {
+    for (let m = 0; m < 8; m++) fromOneNetwork.push((await ask(link, `staff${n}-${m}@victim.example`, '203.0.113.7')).status);
+  }
+  assert.deepEqual(fromOneNetwork, [...Array<number>(30).fill(303), 429, 429]);
+});
+
 test('password gate: wrong then right; 10 wrong tries per IP and link in 10 minutes → 429', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

@@ -14,14 +14,24 @@ export const OTP_CODES_PER_WINDOW = 3;
 export const OTP_CODES_PER_CLIENT = { limit: 10, windowMs: 10 * 60_000 } as const;
 /** Codes one link or portal may send in all: a bound on mail sent to the customer's people. */
 export const OTP_CODES_PER_SCOPE = { limit: 100, windowMs: 60 * 60_000 } as const;
+/**
+ * Codes across every link and portal: to one mailbox (so a stranger cannot fill someone's inbox by
+ * asking on each link that admits them), and from one client network.
+ */
+export const OTP_CODES_PER_MAILBOX = { limit: 10, windowMs: 60 * 60_000 } as const;
+export const OTP_CODES_PER_NETWORK = { limit: 30, windowMs: 10 * 60_000 } as const;
+
+/** The mailbox an address delivers to, as far as every mail server agrees: `ann+deal@x.com` is `ann@x.com`'s. */
+const mailboxOf = (email: string) => email.replace(/\+[^@]*@/, '@');
 
 const hashCode = (scope: string, email: string, code: string) => sha256Hex(`${scope}\n${email}\n${code}`);
 
 /**
  * One-time passcodes by e-mail, for links and portals alike (`scope` says which).
- * 6 digits, valid 10 minutes, burnt after 5 wrong tries. At most 3 per address per 10 minutes,
- * 10 per client IP per 10 minutes and 100 per hour in all, counted in the shared throttle
- * store so replicas agree.
+ * 6 digits, valid 10 minutes, burnt after 5 wrong tries. Of one scope, at most 3 per mailbox per
+ * 10 minutes, 10 per client network per 10 minutes and 100 per hour in all; of all scopes, 10 per
+ * mailbox an hour and 30 per client network per 10 minutes; counted in the shared throttle store
+ * so replicas agree.
  */
 export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCounter }) {
   const { db, clock, counter } = deps;
@@ -36,17 +46,21 @@ export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCo
      * finds the scope's own limit reached.
      */
     async admit(scope: string, email: string, clientIp: string, scopeFilled?: () => Promise<void>): Promise<void> {
-      // The client's own limit first, so one client cannot spend the whole scope's allowance.
-      await assertUnder(
-        `otp-client:${scope}:${clientNetworkOf(clientIp)}`,
-        OTP_CODES_PER_CLIENT,
-        'You have asked for too many codes; wait a few minutes',
-      );
+      const network = clientNetworkOf(clientIp);
+      const mailbox = mailboxOf(email);
+      // The client's own limits first, so one client cannot spend the whole scope's allowance.
+      await assertUnder(`otp-client:${scope}:${network}`, OTP_CODES_PER_CLIENT, 'You have asked for too many codes; wait a few minutes');
+      await assertUnder(`otp-network:${network}`, OTP_CODES_PER_NETWORK, 'You have asked for too many codes; wait a few minutes');
       await assertUnder(`otp-scope:${scope}`, OTP_CODES_PER_SCOPE, 'Too many codes have been sent for this document; try again later', scopeFilled);
       await assertUnder(
-        `otp:${scope}:${email}`,
+        `otp:${scope}:${mailbox}`,
         { limit: OTP_CODES_PER_WINDOW, windowMs: OTP_TTL_MS },
         'Too many codes requested for this address; wait a few minutes',
+      );
+      await assertUnder(
+        `otp-mailbox:${mailbox}`,
+        OTP_CODES_PER_MAILBOX,
+        'Too many codes have been sent to this address in the last hour; try again later',
       );
     },
 
