@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { Config } from './config.js';
 import { promClient } from './core/metrics.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
-import { requestLogView } from './core/request-log.js';
+import { LOG_REDACTION, requestLogView } from './core/request-log.js';
 import { openDatabase, type DatabaseHandle } from './db/kysely.js';
 import { failureLevel, type Clock } from './db/executor.js';
 import { holdsSealedData } from './db/inventory.js';
@@ -75,7 +75,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const clock = options.clock ?? Date.now;
   const log: FastifyBaseLogger = pino({
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    redact: LOG_REDACTION,
     serializers: { req: requestLogView },
   });
   const database: DatabaseHandle = openDatabase(config.database, {

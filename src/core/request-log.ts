@@ -6,6 +6,19 @@ const SECRET_PARAMETER = /token|secret|session|passw|key|code|sig|auth|credentia
 const SECRET_PATH = /^(\/invite\/)[^/?#]+/;
 const REDACTED = '[redacted]';
 
+/**
+ * What pino blanks wherever a log line carries request headers: our request serializer keeps none,
+ * but plugins log their own objects at debug and trace (@fastify/multipart its busboy options, the
+ * request's headers among them).
+ */
+export const LOG_REDACTION = {
+  paths: [
+    ...['headers', '*.headers'].flatMap((headers) => [`${headers}.authorization`, `${headers}.cookie`, `${headers}["x-csrf-token"]`]),
+    '*.headers["set-cookie"]',
+  ],
+  censor: REDACTED,
+};
+
 function parameterName(pair: string): string {
   const raw = pair.split('=', 1)[0]!.replaceAll('+', ' ');
   try {

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { startApp, testEnv } from '../helpers/app.js';
-import { createLink, downloadOriginal, downloadToken, limitsReached, uploadFile } from '../helpers/files.js';
+import { createLink, downloadOriginal, downloadToken, limitsReached, uploadFile, uploadForm } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
@@ -208,6 +208,30 @@ test('the request log keeps no download token or checkout session id', async (t)
   assert.ok(!log.includes(token.slice(4)), 'not even without its prefix');
   assert.ok(!log.includes(sessionId), 'no checkout session id in the log');
   assert.ok(!log.includes(apiKey), 'no API key in the log');
+});
+
+test('even at LOG_LEVEL=trace no key, cookie or CSRF token reaches the log: plugins log request headers of their own there', async (t) => {
+  const env = await testEnv(t);
+  const created = await runCli(['accounts', 'create', '--email', 'trace-owner@example.com', '--plan', 'professional'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+  const server = await startServerProcess(t, env, undefined, 'trace');
+  let log = '';
+  server.child.stdout.on('data', (chunk) => (log += chunk));
+
+  const [cookie, csrf] = [`lv_session=${'C'.repeat(43)}`, 'X'.repeat(43)];
+  const upload = await fetch(`${server.url}/api/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, cookie, 'x-csrf-token': csrf },
+    body: uploadForm('the figures', 'figures.txt'),
+  });
+  assert.equal(upload.status, 200, await upload.text());
+  const deadline = Date.now() + 5_000;
+  while (!log.includes('"responseTime"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.match(log, /busboy/, "the multipart plugin's trace line, headers and all, is written");
+  assert.ok(!log.includes(apiKey), 'no API key in the log');
+  assert.ok(!log.includes(cookie), 'no session cookie');
+  assert.ok(!log.includes(csrf), 'no CSRF token');
 });
 
 test('a multipart body cut short is a 400 on every file route, never a 500, and stores nothing', async (t) => {

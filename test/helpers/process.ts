@@ -55,10 +55,10 @@ export const runCli = (args: string[], env: Record<string, string>, timeoutMs?: 
   runNode([CLI, ...args], { ...env, ...FROM_SOURCE }, undefined, timeoutMs);
 
 /** Starts `linkvault serve` (or `node ...args`) in a child process and resolves once it listens. Killed after the test. */
-export async function startServerProcess(t: TestContext, env: Record<string, string>, args = [CLI, 'serve']) {
+export async function startServerProcess(t: TestContext, env: Record<string, string>, args = [CLI, 'serve'], logLevel = 'info') {
   const child: ChildProcessWithoutNullStreams = tracked(
     spawn(process.execPath, args, {
-      env: { ...process.env, ...env, LOG_LEVEL: 'info', ...FROM_SOURCE },
+      env: { ...process.env, ...env, LOG_LEVEL: logLevel, ...FROM_SOURCE },
     }),
   );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
