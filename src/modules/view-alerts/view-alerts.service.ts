@@ -1,7 +1,7 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import { failureLevel } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import type { LinkRow } from '../../db/types.js';
+import type { LinkRow, UserRow } from '../../db/types.js';
 import { scheduledJob } from '../../core/periodic-job.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
@@ -59,7 +59,7 @@ export interface ViewAlertMailer {
 export function createViewAlertsService(deps: {
   db: Db;
   clock: Clock;
-  users: Pick<UsersService, 'byId'>;
+  users: Pick<UsersService, 'byId' | 'byEmail'>;
   members: Pick<MembersService, 'roleIn'>;
   accounts: Pick<AccountRecords, 'byId'>;
   mail: ViewAlertMailer;
@@ -73,11 +73,20 @@ export function createViewAlertsService(deps: {
     return row?.mode === 'daily' ? 'daily' : 'each';
   }
 
+  const isEnabledMember = async (person: UserRow | undefined, accountId: number, executor: Executor = db) =>
+    person !== undefined && person.disabled_at === null && (await members.roleIn(person.id, accountId, executor)) !== null;
+
   /** The link's maker while they are still a member, enabled; else (they left, or a key made it) the account's address. */
   async function recipientOf(link: Pick<LinkRow, 'account_id' | 'created_by'>, executor: Executor): Promise<string | undefined> {
     const maker = link.created_by === null ? undefined : await users.byId(link.created_by, executor);
-    const member = maker && maker.disabled_at === null && (await members.roleIn(maker.id, link.account_id, executor)) !== null;
-    return member ? maker.email : (await accounts.byId(link.account_id, executor))?.email;
+    return (await isEnabledMember(maker, link.account_id, executor)) ? maker!.email : (await accounts.byId(link.account_id, executor))?.email;
+  }
+
+  /** Where views kept for `recipient` are told now: a maker who left or was disabled since hears no more, the account's address does. */
+  async function recipientNow(accountId: number, recipient: string): Promise<string> {
+    const account = await accounts.byId(accountId, db);
+    if (!account || account.email === recipient || (await isEnabledMember(await users.byEmail(recipient), accountId))) return recipient;
+    return account.email;
   }
 
   /** Sends the digests of every day before today (UTC): one mail per account and recipient. */
@@ -86,12 +95,16 @@ export function createViewAlertsService(deps: {
     let sent = 0;
     for (;;) {
       const due = await listDigestDue(db, today, DIGEST_BATCH);
-      const groups = new Map<string, typeof due>();
+      const recipients = new Map<string, string>();
+      const groups = new Map<string, { to: string; rows: typeof due }>();
       for (const row of due) {
-        const key = `${row.account_id}\u0000${row.recipient}\u0000${utcDay(row.viewed_at)}`;
-        groups.set(key, [...(groups.get(key) ?? []), row]);
+        const kept = `${row.account_id}\u0000${row.recipient}`;
+        if (!recipients.has(kept)) recipients.set(kept, await recipientNow(row.account_id, row.recipient));
+        const to = recipients.get(kept)!;
+        const key = `${row.account_id}\u0000${to}\u0000${utcDay(row.viewed_at)}`;
+        groups.set(key, { to, rows: [...(groups.get(key)?.rows ?? []), row] });
       }
-      for (const rows of groups.values()) {
+      for (const { to, rows } of groups.values()) {
         const [first] = rows;
         await db
           .transaction()
@@ -110,12 +123,7 @@ export function createViewAlertsService(deps: {
               addressUnverified: row.address_unverified === 1,
               viewedAt: utcTime(row.viewed_at),
             }));
-            await mail.viewDigest(
-              first!.account_id,
-              first!.recipient,
-              { day: utcDay(first!.viewed_at), views, more: rows.length - views.length },
-              trx,
-            );
+            await mail.viewDigest(first!.account_id, to, { day: utcDay(first!.viewed_at), views, more: rows.length - views.length }, trx);
           })
           .then(
             () => (sent += 1),

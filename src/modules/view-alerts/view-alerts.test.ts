@@ -120,3 +120,24 @@ test('daily digest: views wait for the next UTC day, one digest per recipient, s
   assert.match(digest.text, /ana@example\.org \(not verified\) opened “Deck\.pdf\.txt”/);
   assert.match(digest.text, /bo@example\.org \(not verified\) opened “Terms\.txt”/);
 });
+
+test("a maker who leaves before the daily digest goes out does not get it: the account's address gets their views", async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.UTC(2026, 10, 24, 9, 0);
+  const app = await startApp(t, { clock: () => now, env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  assert.deepEqual((await http.put('/api/view-alerts', { mode: 'daily' })).body, { mode: 'daily' });
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const maker = await signedInPerson(app, accountId, 'member');
+  const made = await maker.client.post('/api/upload', uploadForm('numbers', 'Q3.txt', { requireEmail: '1' }));
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  await opens(app.url, made.body.id, 'ana@example.org');
+  assert.equal((await owner.client.delete(`/api/members/${maker.userId}`)).status, 204);
+
+  now = Date.UTC(2026, 10, 25, 0, 5);
+  assert.equal(await app.runtime.services.viewAlerts.sendDigests(), 1);
+  const digest = await smtp.waitFor(accountEmail);
+  assert.match(digest.text, /ana@example\.org \(not verified\) opened “Q3\.txt”/);
+  await app.runtime.mailer.drain();
+  assert.ok(!smtp.received.some((mail) => mail.to.includes(maker.email)), 'the one who left is told nothing');
+});
