@@ -96,6 +96,8 @@ export interface Config {
   auditRetentionDays: number;
   /** An outbox row (a mail's recipient, subject, kind and outcome; its message goes once sent) is deleted this long after it was written. */
   mailRetentionDays: number;
+  /** Events (recent activity, chat deliveries) and webhook deliveries are deleted this long after they happened; totals stay. */
+  eventRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -374,5 +376,6 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidc(env),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
     mailRetentionDays: integer(env, 'MAIL_RETENTION_DAYS', 30, 1, 36500),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 90, 1, 36500),
   };
 }

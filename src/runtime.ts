@@ -52,6 +52,7 @@ import { createTemplatesService } from './modules/templates/templates.service.js
 import { createUploadService } from './modules/upload/upload.service.js';
 import { createAuditLog } from './modules/audit/audit.service.js';
 import { createAuditRetention } from './modules/audit/audit-retention.js';
+import { createRetentionSweep } from './core/retention-sweep.js';
 import { createAuthService, SIGN_IN_MAIL_JOB } from './modules/auth/auth.service.js';
 import { createSignInThrottle } from './modules/auth/sign-in-throttle.js';
 import { createOidcService } from './modules/auth/oidc.service.js';
@@ -198,7 +199,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accounts: accountRecords,
     audit,
   });
-  const events = createEventsService({ clock, jobs, integrations, projections: [countView, countDownload], subscribers: [webhooks.subscriber] });
+  const events = createEventsService({ db, clock, jobs, integrations, projections: [countView, countDownload], subscribers: [webhooks.subscriber] });
   const mailer = createMailer({
     db,
     clock,
@@ -352,6 +353,16 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
   const auditRetention = createAuditRetention({ audit, clock, retentionDays: config.auditRetentionDays, log });
   const mailRetention = createMailRetention({ mailer, clock, retentionDays: config.mailRetentionDays, log });
+  const eventRetention = [
+    createRetentionSweep({ rows: 'events', deleteBefore: events.deleteBefore, clock, retentionDays: config.eventRetentionDays, log }),
+    createRetentionSweep({
+      rows: 'webhook deliveries',
+      deleteBefore: webhooks.deleteDeliveriesBefore,
+      clock,
+      retentionDays: config.eventRetentionDays,
+      log,
+    }),
+  ];
 
   return {
     config,
@@ -372,6 +383,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accessSweeper,
     auditRetention,
     mailRetention,
+    eventRetention,
     orphanSweeper,
     services: {
       apiKeys,
@@ -420,6 +432,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       viewAlerts.start();
       auditRetention.start();
       mailRetention.start();
+      for (const sweep of eventRetention) sweep.start();
       idempotency.start();
       sessions.startSweeper();
     },
@@ -435,6 +448,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await viewAlerts.stop();
       await auditRetention.stop();
       await mailRetention.stop();
+      for (const sweep of eventRetention) await sweep.stop();
       await idempotency.stop();
       await sessions.stopSweeper();
       await blobs.close();

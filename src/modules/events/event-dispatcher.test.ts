@@ -50,7 +50,7 @@ async function setup(t: TestContext, integrations = 1) {
       audit: createAuditLog({ db: executor, clock: () => clock.now }),
       sendTestMessage: () => Promise.reject(new Error('no test messages here')),
     });
-  const events = createEventsService({ clock: () => clock.now, jobs: queue, integrations: integrationsOf(db) });
+  const events = createEventsService({ db, clock: () => clock.now, jobs: queue, integrations: integrationsOf(db) });
   const record = (linkName = 'deck.pdf', executor = db) =>
     events.record(executor, { accountId, type: 'link.viewed', linkId: null, payload: { linkName, ip: '203.0.113.7' } });
   /** A replica: a job runner of its own running the event.deliver kind, wired as the runtime wires it. */

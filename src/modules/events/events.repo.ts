@@ -25,6 +25,13 @@ export async function insertEvent(
   return { id, deliveryIds: deliveries.map((delivery) => delivery.id) };
 }
 
+/** Deletes up to `limit` events recorded before `before` (their chat deliveries go with them); answers how many went. */
+export async function deleteEventsBefore(db: Executor, before: number, limit: number): Promise<number> {
+  const ids = db.selectFrom('events').select('id').where('created_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('events').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** A delivery with its event, or undefined when it is gone. */
 export async function loadDelivery(db: Executor, deliveryId: number) {
   const row = await db

@@ -1,15 +1,17 @@
 import type { Clock, Executor } from '../../db/executor.js';
+import type { Db } from '../../db/kysely.js';
 import { fairKeyOfAccount, type JobQueue } from '../../infra/jobs/index.js';
 import { EVENT_DELIVERY_JOB, type EventDeliveryJob } from './event-dispatcher.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { NewEvent } from './event-types.js';
-import { insertEvent } from './events.repo.js';
+import { deleteEventsBefore, insertEvent } from './events.repo.js';
 
 /** A read model kept in step with the events, written in the same transaction (e.g. unique visitors). */
 export type EventProjection = (trx: Executor, event: NewEvent, at: number) => Promise<void>;
 
 /** The outbox side of events: modules record them; the job runner delivers them (event-dispatcher.ts). */
 export function createEventsService(deps: {
+  db: Db;
   clock: Clock;
   jobs: Pick<JobQueue, 'enqueueMany'>;
   /** Each enabled integration of the account gets a delivery; one added later does not get old events. */
@@ -18,7 +20,7 @@ export function createEventsService(deps: {
   /** Other fan-outs of each event (webhooks), on the same transaction. */
   subscribers?: readonly EventProjection[];
 }) {
-  const { clock, jobs, integrations, projections = [], subscribers = [] } = deps;
+  const { db, clock, jobs, integrations, projections = [], subscribers = [] } = deps;
   return {
     /**
      * Records `event` with its pending deliveries and their jobs on `trx`, the transaction of
@@ -35,6 +37,9 @@ export function createEventsService(deps: {
       for (const project of [...projections, ...subscribers]) await project(trx, event, at);
       return id;
     },
+
+    /** For the retention sweep: the read models keep the totals, so only the activity log and its deliveries go. */
+    deleteBefore: (before: number, limit: number) => deleteEventsBefore(db, before, limit),
   };
 }
 

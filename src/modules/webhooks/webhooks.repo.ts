@@ -97,6 +97,13 @@ export function findDelivery(db: Executor, id: number) {
     .executeTakeFirst();
 }
 
+/** Deletes up to `limit` deliveries made before `before`, bodies and outcomes; answers how many went. */
+export async function deleteDeliveriesBefore(db: Executor, before: number, limit: number): Promise<number> {
+  const ids = db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The webhook's latest deliveries, newest first. */
 export function listDeliveries(db: Executor, webhookId: number, limit: number) {
   return db

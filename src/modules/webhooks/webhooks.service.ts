@@ -10,6 +10,7 @@ import type { NewEvent } from '../events/event-types.js';
 import { newMessageId, newSigningSecret, publicEventType, webhookBody, type WebhookEventType } from './webhook-messages.js';
 import {
   countWebhooks,
+  deleteDeliveriesBefore,
   deleteWebhook,
   findWebhook,
   insertDeliveries,
@@ -86,6 +87,9 @@ export function createWebhooksService(deps: {
 
   return {
     list: async (accountId: number) => (await listWebhooks(db, accountId)).map(view),
+
+    /** For the retention sweep. */
+    deleteDeliveriesBefore: (before: number, limit: number) => deleteDeliveriesBefore(db, before, limit),
 
     get: async (accountId: number, id: number) => view(await own(accountId, id)),
 

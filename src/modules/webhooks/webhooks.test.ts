@@ -141,3 +141,33 @@ test('webhooks: https only, known events, and never to a private address outside
   assert.equal(delivery!.attempts, 1, 'refused by policy: not retried');
   assert.equal(receiver.received.length, 0, 'nothing reached the private address');
 });
+
+test('events and webhook deliveries are kept EVENT_RETENTION_DAYS, then deleted; the totals stay', async (t) => {
+  const receiver = await startReceiver(t);
+  if (!receiver) return;
+  let now = Date.now();
+  const app = await startApp(t, {
+    clock: () => now,
+    env: { ALLOW_PRIVATE_WEBHOOKS: '1', WEBHOOK_CA_FILE: receiver.caFile, EVENT_RETENTION_DAYS: '30' },
+  });
+  const { http } = await app.createAccount('professional');
+  const id: number = (await http.post('/api/webhooks', { url: `${receiver.url}/hooks`, events: ['link.viewed'] })).body.id;
+  const linkId = await createLink(http, 'hello', 'hello.txt');
+  assert.equal((await new VisitorClient(app.url).get(`/v/${linkId}`)).status, 200);
+  await waitFor(
+    () => deliveriesOf(http, id),
+    (deliveries) => deliveries[0]?.status === 'delivered',
+  );
+  const sweep = () => Promise.all(app.runtime.eventRetention.map((retention) => retention.sweep()));
+  const activity = async () => (await http.get('/api/analytics/global')).body.recentActivity as unknown[];
+
+  now += 29 * 86_400_000;
+  assert.deepEqual(await sweep(), [0, 0]);
+  assert.equal((await activity()).length, 1);
+  now += 2 * 86_400_000;
+  assert.deepEqual(await sweep(), [1, 1]);
+  assert.deepEqual(await activity(), []);
+  assert.deepEqual(await deliveriesOf(http, id), []);
+  const [expired] = (await http.get('/api/links?tab=expired')).body.links;
+  assert.equal(expired.views, 1, "the link's count stays (it expired meanwhile, as links do after 7 days)");
+});
