@@ -3,12 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import type { ByteRange } from '../infra/storage/index.js';
 import { methodNotAllowed } from './errors.js';
-
-/**
- * Characters that reorder what follows them on screen (U+202E shows "Invoice\u202Efdp.js" as
- * "Invoicesj.pdf"), and the byte-order mark: no file name needs them, and they hide its type.
- */
-export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+import { BIDI_CONTROLS } from './text.js';
 
 /** RFC 6266 / 5987: an ASCII fallback name plus the UTF-8 name, without bidirectional controls (a name stored before they were dropped). */
 export function contentDisposition(type: 'attachment' | 'inline', fileName: string): string {

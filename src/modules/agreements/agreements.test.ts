@@ -169,3 +169,19 @@ test('agreements: the CSV lists every acceptance of a link, newest first; the JS
   assert.equal((await http.get(`/api/links/${id}/agreements`)).body.acceptances.length, 1000);
   assert.equal((await (await app.createAccount('professional')).http.get(`/api/links/${id}/agreements?format=csv`)).status, 404);
 });
+
+test("agreements: the name is kept as the signer's line reads, without reordering or control characters; joiners stay", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const agreementId = (await http.post('/api/agreements', { name: 'NDA', text: 'Keep it secret.' })).body.id as number;
+  const id = await createLink(http, await makePdf(1), 'Deal.pdf', { agreementId: String(agreementId) });
+  for (const [typed, email] of [
+    ['\u202EAna\u0007 Lima\u2066', 'ana@example.org'],
+    ['Mehr\u200Cnaz Tehrani', 'mehrnaz@example.org'],
+  ] as const) {
+    const accepted = await new VisitorClient(app.url).post(`/v/${id}/agreement`, { name: typed, email, agree: 'yes' });
+    assert.equal(accepted.status, 303);
+  }
+  const names = (await http.get(`/api/links/${id}/agreements`)).body.acceptances.map((acceptance: { name: string }) => acceptance.name);
+  assert.deepEqual(names.sort(), ['Ana Lima', 'Mehr\u200Cnaz Tehrani']);
+});

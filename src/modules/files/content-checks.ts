@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { lookup } from 'mime-types';
 import { unprocessable } from '../../core/errors.js';
-import { BIDI_CONTROLS } from '../../core/file-response.js';
+import { BIDI_CONTROLS } from '../../core/text.js';
 
 export const BLOCKED_EXTENSIONS = [
   'exe',

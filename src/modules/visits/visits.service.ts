@@ -3,6 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import type { LinkRow, VisitRow } from '../../db/types.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unprocessable } from '../../core/errors.js';
 import { takePlace, type LimitedWindow, type WindowCounter } from '../../core/rate-limit.js';
+import { plainLine } from '../../core/text.js';
 import { verifyPassword } from '../../infra/crypto/passwords.js';
 import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -480,7 +481,7 @@ export function createVisitsService(deps: {
     async acceptAgreement(linkId: string, visitor: Visitor, form: { name?: string; email?: string; agree?: string }): Promise<string> {
       const { link, roomVisit, state } = await atStep(linkId, visitor, ['agreement']);
       if (state.step !== 'agreement') throw unprocessable('This step is not available any more; reload the page');
-      const name = (form.name ?? '').replace(/\s+/g, ' ').trim();
+      const name = plainLine(form.name ?? '');
       if (name === '' || name.length > 200) throw badRequest('Enter your full name (at most 200 characters)');
       const email = state.email ?? (form.email ?? '').trim().toLowerCase();
       if (!isEmail(email)) throw badRequest('Enter a valid e-mail address');
