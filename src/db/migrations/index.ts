@@ -35,6 +35,7 @@ import * as unverifiedViewAlerts from './0033-unverified-view-alerts.js';
 import * as unverifiedAddresses from './0034-unverified-addresses.js';
 import * as fairJobs from './0035-fair-jobs.js';
 import * as passwordStamps from './0036-password-stamps.js';
+import * as purgedRenditions from './0037-purged-renditions.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '0034-unverified-addresses': unverifiedAddresses,
   '0035-fair-jobs': fairJobs,
   '0036-password-stamps': passwordStamps,
+  '0037-purged-renditions': purgedRenditions,
 };
 
 export const migrationProvider: MigrationProvider = {
