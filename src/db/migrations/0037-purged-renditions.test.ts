@@ -13,7 +13,7 @@ test("an expired link's renditions that an earlier purge left behind lose their 
   const link = (id: string, purgedAt: number | null) => ({
     id,
     account_id: accountId,
-    kind: 'file',
+    kind: 'file' as const,
     name: `${id}.pdf`,
     mime: 'application/pdf',
     created_at: 1,
