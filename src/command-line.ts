@@ -20,7 +20,8 @@ const USAGE = `usage: linkvault <command>
                                                      add a person to an account; prints a one-time sign-in link (a day)
   users reset-2fa --email E                          turn off a person's two-factor sign-in and recovery codes (a lost phone)
   backup --to DIR [--include-master-key]             copy the database and the blobs into a new, empty DIR
-  restore --from DIR                                 restore a backup into an empty DATA_DIR and database
+  restore --from DIR [--accept-unsigned]             restore a backup into an empty DATA_DIR and database;
+                                                     --accept-unsigned: also one made before backups were signed
   doctor [--json]                                    check configuration, database, storage, mail, Redis, key
   sweep                                              delete now the link files no link points at (older than an hour), as the hourly sweep does`;
 
@@ -88,6 +89,7 @@ async function run(argv: string[]): Promise<void> {
       to: { type: 'string' },
       from: { type: 'string' },
       'include-master-key': { type: 'boolean' },
+      'accept-unsigned': { type: 'boolean' },
       'account-email': { type: 'string' },
       role: { type: 'string' },
       json: { type: 'boolean' },
@@ -129,7 +131,10 @@ async function run(argv: string[]): Promise<void> {
         includeMasterKey: values['include-master-key'] === true,
       });
     case 'restore':
-      return (await import('./cli/restore.js')).restore(loadConfig(), { from: option(values, 'from') });
+      return (await import('./cli/restore.js')).restore(loadConfig(), {
+        from: option(values, 'from'),
+        acceptUnsigned: values['accept-unsigned'] === true,
+      });
   }
 
   const runtime = await createRuntime(loadConfig());

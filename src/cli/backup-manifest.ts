@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { makeOwnerOnlyFolder } from '../db/owner-only.js';
+import { masterKeyFingerprint } from '../infra/crypto/master-key.js';
+import { derivedKey } from '../infra/crypto/tokens.js';
 import { CommandError } from './command-error.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -14,6 +16,7 @@ export const KEY_FILE = 'master.key';
 export const BLOBS_DIR = 'blobs';
 const FORMAT = 'linkvault-backup';
 const FORMAT_VERSION = 1;
+const SIGNING_PURPOSE = 'linkvault backup manifest';
 
 export interface BackupFile {
   /** Relative to the backup folder, with forward slashes: `database.sqlite`, `master.key`, `blobs/<key>`. */
@@ -32,10 +35,51 @@ export interface Manifest {
   /** The fingerprint names the key the blobs were sealed with, without revealing it. */
   masterKey: { fingerprint: string | null; included: boolean };
   files: BackupFile[];
+  /** HMAC-SHA256 of the rest (see `signatureOf`); absent from the backups of earlier releases. */
+  signature?: string;
 }
 
-export function newManifest(fields: Omit<Manifest, 'format' | 'formatVersion'>): Manifest {
-  return { format: FORMAT, formatVersion: FORMAT_VERSION, ...fields };
+/**
+ * The tag of a manifest: HMAC-SHA256, under a key derived from the master key, of the manifest's
+ * JSON without `signature`, as JSON.stringify writes the parsed object, so what is checked is what
+ * restore reads, whatever the file's spacing. The tag sits in manifest.json rather than a file
+ * beside it: the manifest stays the one file written last, and a backup cannot lose its tag alone.
+ */
+function signatureOf(manifest: Manifest, masterKey: Buffer): Buffer {
+  const { signature: _signature, ...signed } = manifest;
+  return createHmac('sha256', derivedKey(masterKey, SIGNING_PURPOSE)).update(JSON.stringify(signed)).digest();
+}
+
+export function signedManifest(fields: Omit<Manifest, 'format' | 'formatVersion' | 'signature'>, masterKey: Buffer): Manifest {
+  const manifest: Manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, ...fields };
+  return { ...manifest, signature: signatureOf(manifest, masterKey).toString('hex') };
+}
+
+/**
+ * Refuses a manifest not signed under `signer.key`, the master key a restore checks it with: one
+ * changed after the backup was made (its files' checksums with it), or made under another key. A
+ * manifest without a tag, from a release before signing, passes only with --accept-unsigned.
+ */
+export function assertSignedManifest(manifest: Manifest, signer: { key: Buffer; whose: string } | undefined, acceptUnsigned: boolean): void {
+  if (manifest.signature === undefined) {
+    if (acceptUnsigned) return;
+    throw new CommandError(
+      `this backup's manifest is not signed (it was made by a linkvault release before backups were signed, or its signature was removed), so nothing shows that it was not changed after it was made; if you know where it has been, run restore again with --accept-unsigned`,
+    );
+  }
+  if (!signer) {
+    throw new CommandError(
+      `no master key is configured here and this backup holds none, so its manifest's signature cannot be checked: set MASTER_KEY to the master key the backup was made with (or put its master.key in DATA_DIR) and run restore again`,
+    );
+  }
+  const tag = Buffer.from(typeof manifest.signature === 'string' ? manifest.signature : '', 'hex');
+  const expected = signatureOf(manifest, signer.key);
+  if (tag.length === expected.length && timingSafeEqual(tag, expected)) return;
+  const named = manifest.masterKey?.fingerprint;
+  const otherKey = typeof named === 'string' && named !== masterKeyFingerprint(signer.key);
+  throw new CommandError(
+    `this backup's manifest is not signed by ${signer.whose}: it was changed after it was made, or made by another server${otherKey ? ` (it names the master key of fingerprint ${named}: if the backup is yours, set MASTER_KEY to that key)` : ''}; nothing was restored`,
+  );
 }
 
 /** Streams `source` into `file` and answers its size and SHA-256, read as it is written. */
@@ -71,8 +115,8 @@ function isSafeEntry(relative: string): boolean {
   return segments[0] === BLOBS_DIR && segments.length > 1 && segments.every((segment) => segment !== '' && !segment.startsWith('.'));
 }
 
-/** Reads and checks the manifest, then every file's size and SHA-256: any mismatch refuses the whole restore. */
-export async function readVerifiedManifest(folder: string): Promise<Manifest> {
+/** Reads the manifest and checks that this linkvault reads its format; its signature and files are checked apart. */
+export async function readManifest(folder: string): Promise<Manifest> {
   let manifest: Manifest;
   try {
     manifest = JSON.parse(await fsp.readFile(path.join(folder, MANIFEST_FILE), 'utf8')) as Manifest;
@@ -90,6 +134,11 @@ export async function readVerifiedManifest(folder: string): Promise<Manifest> {
   if (manifest.formatVersion !== FORMAT_VERSION) {
     throw new CommandError(`this backup has format version ${manifest.formatVersion}; this linkvault reads version ${FORMAT_VERSION}`);
   }
+  return manifest;
+}
+
+/** The folder holds the files the manifest lists, and only those, each of its size and SHA-256: any mismatch refuses the whole restore. */
+export async function assertFilesIntact(folder: string, manifest: Manifest): Promise<void> {
   for (const entry of manifest.files) {
     if (typeof entry?.path !== 'string' || !isSafeEntry(entry.path)) {
       throw new CommandError(`the manifest names a file outside the backup: ${JSON.stringify(entry?.path)}`);
@@ -107,7 +156,6 @@ export async function readVerifiedManifest(folder: string): Promise<Manifest> {
       `the backup is damaged: ${damaged.length} file(s) missing or not matching their checksum (${shown}); nothing was restored`,
     );
   }
-  return manifest;
 }
 
 /**

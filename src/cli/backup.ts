@@ -13,8 +13,8 @@ import {
   describeFile,
   KEY_FILE,
   MANIFEST_FILE,
-  newManifest,
   PG_DUMP_FILE,
+  signedManifest,
   writeHashed,
   type BackupFile,
 } from './backup-manifest.js';
@@ -103,6 +103,11 @@ export async function backup(config: Config, options: { to: string; includeMaste
     throw new CommandError(`there is no database at ${config.database.file}: check DATA_DIR and DATABASE_URL`);
   }
   const masterKey = findMasterKey(config.masterKey, config.dataDir);
+  if (!masterKey) {
+    throw new CommandError(
+      `there is no master key (MASTER_KEY is not set and there is no ${path.join(config.dataDir, MASTER_KEY_FILE)}): a backup's manifest is signed with it, so run backup with the server's MASTER_KEY`,
+    );
+  }
 
   await withStores(config, async (database, blobs) => {
     const { applied } = await database.migrationStatus();
@@ -136,24 +141,24 @@ export async function backup(config: Config, options: { to: string; includeMaste
     const copied = await copyBlobs(blobs, to);
     files.push(...copied.files);
 
-    if (options.includeMasterKey && masterKey) {
+    if (options.includeMasterKey) {
       await fsp.writeFile(path.join(to, KEY_FILE), masterKey.key.toString('base64') + '\n', { mode: OWNER_ONLY_FILE, flag: 'wx' });
       files.push(await describeFile(to, KEY_FILE));
     }
-    const manifest = newManifest({
-      createdAt: new Date().toISOString(),
-      database: { kind: config.database.kind, migrations, latestMigration: migrations.at(-1) ?? null, rows },
-      storage: {
-        kind: config.storage.kind,
-        blobs: copied.files.length,
-        bytes: copied.files.reduce((sum, file) => sum + file.size, 0),
+    const manifest = signedManifest(
+      {
+        createdAt: new Date().toISOString(),
+        database: { kind: config.database.kind, migrations, latestMigration: migrations.at(-1) ?? null, rows },
+        storage: {
+          kind: config.storage.kind,
+          blobs: copied.files.length,
+          bytes: copied.files.reduce((sum, file) => sum + file.size, 0),
+        },
+        masterKey: { fingerprint: masterKeyFingerprint(masterKey.key), included: options.includeMasterKey },
+        files,
       },
-      masterKey: {
-        fingerprint: masterKey ? masterKeyFingerprint(masterKey.key) : null,
-        included: options.includeMasterKey && masterKey !== undefined,
-      },
-      files,
-    });
+      masterKey.key,
+    );
     await fsp.writeFile(path.join(to, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: OWNER_ONLY_FILE });
 
     say(`backup written to ${to}`);
@@ -165,11 +170,11 @@ export async function backup(config: Config, options: { to: string; includeMaste
     if (config.database.kind === 'postgres') {
       say(`  the database was dumped before the blobs were copied, with: ${pgDumpCommand(config.database.url, path.join(to, PG_DUMP_FILE))}`);
     }
-    warnAboutMasterKey(config, masterKey?.source, manifest.masterKey.included);
+    warnAboutMasterKey(config, masterKey.source, manifest.masterKey.included);
   });
 }
 
-function warnAboutMasterKey(config: Config, source: 'MASTER_KEY' | 'file' | undefined, included: boolean): void {
+function warnAboutMasterKey(config: Config, source: 'MASTER_KEY' | 'file', included: boolean): void {
   if (included) {
     shout([
       'This backup INCLUDES the master key (master.key): whoever holds the backup can read',
@@ -180,7 +185,7 @@ function warnAboutMasterKey(config: Config, source: 'MASTER_KEY' | 'file' | unde
   const where = source === 'MASTER_KEY' ? 'the MASTER_KEY environment variable' : `${path.join(config.dataDir, MASTER_KEY_FILE)}`;
   shout([
     'The master key is NOT in this backup. Without it the blobs cannot be decrypted:',
-    `keep a copy of ${source ? where : 'the master key'} somewhere else, safe and apart from the backup.`,
+    `keep a copy of ${where} somewhere else, safe and apart from the backup.`,
     'To put it in the backup instead, run backup with --include-master-key.',
   ]);
 }

@@ -1,16 +1,49 @@
 /**
- * pg_dump and pg_restore for DATABASE_URL: the arguments backup and restore run them with, and the
- * same commands as an operator would type them. Neither ever carries the password (pg reads it from
- * PGPASSWORD or ~/.pgpass).
+ * pg_dump and pg_restore for DATABASE_URL: the arguments and environment backup and restore run
+ * them with, and the same commands as an operator would type them. Neither ever carries the
+ * password (pg reads it from PGPASSWORD or ~/.pgpass).
  */
+
+/**
+ * The URL's libpq TLS settings and the variable each travels in: the tools' flags name only host,
+ * port, user and database, and without these libpq would fall back to sslmode=prefer.
+ */
+const TLS_VARIABLES = new Map([
+  ['sslmode', 'PGSSLMODE'],
+  ['sslrootcert', 'PGSSLROOTCERT'],
+  ['sslcert', 'PGSSLCERT'],
+  ['sslkey', 'PGSSLKEY'],
+  ['sslcrl', 'PGSSLCRL'],
+  ['sslcrldir', 'PGSSLCRLDIR'],
+  ['sslsni', 'PGSSLSNI'],
+  ['ssl_min_protocol_version', 'PGSSLMINPROTOCOLVERSION'],
+  ['ssl_max_protocol_version', 'PGSSLMAXPROTOCOLVERSION'],
+  ['channel_binding', 'PGCHANNELBINDING'],
+]);
+
+function tlsEnvironment(databaseUrl: string): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [parameter, value] of new URL(databaseUrl).searchParams) {
+    const variable = TLS_VARIABLES.get(parameter);
+    if (variable) environment[variable] = value;
+  }
+  return environment;
+}
+
+/** The environment pg_dump and pg_restore run with, over the process's own: the URL's TLS settings and its password. */
+export function pgEnvironment(databaseUrl: string): Record<string, string> {
+  const { password } = new URL(databaseUrl);
+  return { ...tlsEnvironment(databaseUrl), ...(password ? { PGPASSWORD: decodeURIComponent(password) } : {}) };
+}
 
 /** Quotes a value for a POSIX shell unless it is plainly safe. */
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@=+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A command as it would be typed into a shell. */
-const asTyped = (argv: readonly string[]) => argv.map(shellQuote).join(' ');
+/** A command as it would be typed into a shell, after the URL's TLS settings (never its password) as assignments. */
+const asTyped = (databaseUrl: string, argv: readonly string[]) =>
+  [...Object.entries(tlsEnvironment(databaseUrl)).map(([variable, value]) => `${variable}=${shellQuote(value)}`), ...argv.map(shellQuote)].join(' ');
 
 /** Connection flags for DATABASE_URL; a `search_path` given in `options` becomes `--schema` where the tool takes it. */
 function connectionFlags(databaseUrl: string): string[] {
@@ -34,7 +67,7 @@ export function pgDumpArguments(databaseUrl: string, dumpFile: string): string[]
   return ['--format=custom', '--no-owner', ...connectionFlags(databaseUrl), ...(schema ? [`--schema=${schema}`] : []), `--file=${dumpFile}`];
 }
 
-export const pgDumpCommand = (databaseUrl: string, dumpFile: string) => asTyped(['pg_dump', ...pgDumpArguments(databaseUrl, dumpFile)]);
+export const pgDumpCommand = (databaseUrl: string, dumpFile: string) => asTyped(databaseUrl, ['pg_dump', ...pgDumpArguments(databaseUrl, dumpFile)]);
 
 /**
  * pg_restore's argv (without the program's name) that loads `dumpFile` in one transaction: a
@@ -51,7 +84,5 @@ export function pgRestoreArguments(databaseUrl: string, dumpFile: string, listFi
   ];
 }
 
-export const pgRestoreCommand = (databaseUrl: string, dumpFile: string) => asTyped(['pg_restore', ...pgRestoreArguments(databaseUrl, dumpFile)]);
-
-/** Whether the URL carries a password: the guidance then says where pg_dump takes it from. */
-export const hasPassword = (databaseUrl: string) => new URL(databaseUrl).password !== '';
+export const pgRestoreCommand = (databaseUrl: string, dumpFile: string) =>
+  asTyped(databaseUrl, ['pg_restore', ...pgRestoreArguments(databaseUrl, dumpFile)]);

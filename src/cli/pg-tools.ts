@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CommandError } from './command-error.js';
-import { hasPassword } from './pg-guidance.js';
+import { pgEnvironment } from './pg-guidance.js';
 
 /** What a tool's failure says in one line: its first error line, or its first line. */
 function firstError(stderr: string): string {
@@ -14,8 +14,8 @@ function firstError(stderr: string): string {
 
 /**
  * Runs one of PostgreSQL's client tools with its arguments as an argv (no shell between), the
- * password of `databaseUrl` through PGPASSWORD, never the command line. Answers its standard
- * output; a failure is a CommandError that `explain` words from the tool's own reason.
+ * password and TLS settings of `databaseUrl` through PGPASSWORD and PGSSL…, never the command line.
+ * Answers its standard output; a failure is a CommandError that `explain` words from the tool's own reason.
  */
 export async function runPostgresTool(
   program: 'pg_dump' | 'pg_restore',
@@ -23,9 +23,9 @@ export async function runPostgresTool(
   databaseUrl: string | undefined,
   explain: (reason: string) => string,
 ): Promise<string> {
-  const password = databaseUrl && hasPassword(databaseUrl) ? { PGPASSWORD: decodeURIComponent(new URL(databaseUrl).password) } : {};
+  const connection = databaseUrl ? pgEnvironment(databaseUrl) : {};
   try {
-    const { stdout } = await promisify(execFile)(program, args, { env: { ...process.env, ...password }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(program, args, { env: { ...process.env, ...connection }, maxBuffer: 16 * 1024 * 1024 });
     return stdout;
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };

@@ -11,7 +11,7 @@ import { openDatabase, sqliteFiles } from '../db/kysely.js';
 import { makeOwnerOnlyFolder, OWNER_ONLY_FILE } from '../db/owner-only.js';
 import { findMasterKey, MASTER_KEY_FILE, masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { createBlobStore } from '../infra/storage/index.js';
-import { BLOBS_DIR, DATABASE_FILE, KEY_FILE, readVerifiedManifest, type Manifest } from './backup-manifest.js';
+import { assertFilesIntact, assertSignedManifest, BLOBS_DIR, DATABASE_FILE, KEY_FILE, readManifest, type Manifest } from './backup-manifest.js';
 import { CommandError } from './command-error.js';
 import { entriesOf } from './folders.js';
 import { say, shout } from './output.js';
@@ -46,9 +46,23 @@ async function assertEmptyTargets(config: Config, resuming: boolean): Promise<vo
   }
 }
 
+const keyInBackup = async (from: string) => Buffer.from((await fsp.readFile(path.join(from, KEY_FILE), 'utf8')).trim(), 'base64');
+
+/**
+ * The key the manifest's signature is checked with: the one configured here, else the one the
+ * backup holds, which shows the backup whole but not whose it is (whoever changed the backup
+ * could have put their own key in it).
+ */
+async function manifestSigner(config: Config, from: string, manifest: Manifest): Promise<{ key: Buffer; whose: string } | undefined> {
+  const configured = findMasterKey(config.masterKey, config.dataDir)?.key;
+  if (configured) return { key: configured, whose: "this server's master key" };
+  const held = manifest.masterKey?.included ? await keyInBackup(from).catch(() => undefined) : undefined;
+  return held && { key: held, whose: 'the master key the backup holds' };
+}
+
 /** The restore's master key must be the backup's: a wrong one would make every restored file unreadable. */
 async function keyForRestore(config: Config, from: string, manifest: Manifest): Promise<{ included?: Buffer; configured?: Buffer }> {
-  const included = manifest.masterKey.included ? Buffer.from((await fsp.readFile(path.join(from, KEY_FILE), 'utf8')).trim(), 'base64') : undefined;
+  const included = manifest.masterKey.included ? await keyInBackup(from) : undefined;
   const configured = findMasterKey(config.masterKey, config.dataDir)?.key;
   const key = configured ?? included;
   if (key && manifest.masterKey.fingerprint && masterKeyFingerprint(key) !== manifest.masterKey.fingerprint) {
@@ -121,9 +135,12 @@ async function undoInterruptedRestore(config: Config, marker: RestoreMarker): Pr
 /** Where the SQLite file is copied before it is renamed into place: a failed copy never leaves a half database. */
 const partialDatabaseFile = (file: string) => `${file}.restoring`;
 
-export async function restore(config: Config, options: { from: string }): Promise<void> {
+export async function restore(config: Config, options: { from: string; acceptUnsigned: boolean }): Promise<void> {
   const from = path.resolve(options.from);
-  const manifest = await readVerifiedManifest(from);
+  const manifest = await readManifest(from);
+  // Before anything else: the checks below would otherwise read files that nobody vouches for.
+  assertSignedManifest(manifest, await manifestSigner(config, from, manifest), options.acceptUnsigned);
+  await assertFilesIntact(from, manifest);
   if (manifest.database.kind !== config.database.kind) {
     throw new CommandError(
       `this backup is of a ${manifest.database.kind} database, but DATABASE_URL names ${config.database.kind}: configure the same kind`,

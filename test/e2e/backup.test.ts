@@ -25,6 +25,7 @@ test('backup while the server runs, restore into a fresh DATA_DIR, and the file 
   assert.equal(manifest.database.rows.links, 1);
   assert.equal(manifest.storage.blobs, 1);
   assert.equal(manifest.masterKey.included, false);
+  assert.match(manifest.signature, /^[0-9a-f]{64}$/, 'signed under the master key');
   assert.match(manifest.database.latestMigration, /^\d{4}-/);
   await assert.rejects(fs.stat(path.join(backupDir, 'master.key')), { code: 'ENOENT' });
 
@@ -98,7 +99,10 @@ test('restore refuses a damaged backup, a wrong master key, and what is not a ba
 
   const wrongKey = await runCli(['restore', '--from', withKey], await restoreTargetOf(t, env));
   assert.equal(wrongKey.code, 1);
-  assert.match(wrongKey.stderr, /not the one this backup's files were sealed with/);
+  assert.match(
+    wrongKey.stderr,
+    /this backup's manifest is not signed by this server's master key: it was changed after it was made, or made by another server \(it names the master key of fingerprint [0-9a-f]{16}: if the backup is yours, set MASTER_KEY to that key\)/,
+  );
 
   const damaged = path.join(root, 'damaged');
   await fs.cp(withKey, damaged, { recursive: true });

@@ -4,34 +4,25 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { testEnv } from '../helpers/app.js';
-import { emptyDir, serverWithOneFile } from '../helpers/backups.js';
-import { sha256 } from '../helpers/files.js';
+import type { Manifest } from '../../src/cli/backup-manifest.js';
+import { emptyDir, rewriteManifest, serverWithOneFile } from '../helpers/backups.js';
 import { runCli } from '../helpers/process.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
 
-interface ManifestFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
-interface Manifest {
-  database: { migrations: string[] };
-  files: ManifestFile[];
-}
-
-/** A copy of `backupDir` changed by `edit`, with the manifest's sizes and checksums made to match again. */
-async function editedCopy(backupDir: string, name: string, edit: (copy: string, manifest: Manifest) => Promise<void>): Promise<string> {
+/**
+ * A copy of `backupDir` changed by `edit`, its manifest made to match again and signed under
+ * `masterKey`: the checks these cases try are those after the signature's, against whoever holds the key.
+ */
+async function editedCopy(
+  backupDir: string,
+  name: string,
+  masterKey: string,
+  edit: (copy: string, manifest: Manifest) => Promise<void>,
+): Promise<string> {
   const copy = path.join(path.dirname(backupDir), name);
   await fs.cp(backupDir, copy, { recursive: true });
-  const manifestFile = path.join(copy, 'manifest.json');
-  const manifest = JSON.parse(await fs.readFile(manifestFile, 'utf8')) as Manifest;
-  await edit(copy, manifest);
-  for (const file of manifest.files) {
-    const bytes = await fs.readFile(path.join(copy, file.path)).catch(() => undefined);
-    if (bytes) Object.assign(file, { size: bytes.length, sha256: sha256(bytes) });
-  }
-  await fs.writeFile(manifestFile, JSON.stringify(manifest));
+  await rewriteManifest(copy, masterKey, (manifest) => edit(copy, manifest));
   return copy;
 }
 
@@ -90,7 +81,7 @@ test('restore refuses a changed database, files the manifest does not list or la
       /this backup was made by a newer linkvault: its database has run migration 9999-from-the-future, which this linkvault \(latest migration \d{4}-[^)]+\) does not know; restore it with a linkvault release that has migration 9999-from-the-future/,
     ],
   ];
-  const copies = await Promise.all(cases.map(([name, edit]) => editedCopy(backupDir, `nightly-${name}`, edit)));
+  const copies = await Promise.all(cases.map(([name, edit]) => editedCopy(backupDir, `nightly-${name}`, env.MASTER_KEY!, edit)));
   const targets = await Promise.all(cases.map(() => testEnv(t, { MASTER_KEY: env.MASTER_KEY! })));
   const results = await Promise.all(copies.map((copy, index) => runCli(['restore', '--from', copy], targets[index]!)));
   for (const [index, [name, , message]] of cases.entries()) {

@@ -4,8 +4,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import { signedManifest, type Manifest } from '../../src/cli/backup-manifest.js';
 import { emptyDatabaseBeside, testEnv } from './app.js';
-import { downloadOriginal, downloadToken, createLink } from './files.js';
+import { downloadOriginal, downloadToken, createLink, sha256 } from './files.js';
 import { createHttpClient } from './http.js';
 import { runCli, startServerProcess } from './process.js';
 
@@ -43,4 +44,25 @@ export async function restoreTargetOf(t: TestContext, source: Record<string, str
   const ownDatabase: Record<string, string> =
     process.env.TEST_DATABASE_URL && source.DATABASE_URL ? { DATABASE_URL: await emptyDatabaseBeside(t, source.DATABASE_URL) } : {};
   return testEnv(t, { ...ownDatabase, ...overrides });
+}
+
+/**
+ * Rewrites the manifest of the backup in `dir` as `edit` changes it (and the files), with every
+ * listed file's size and SHA-256 made to match again, then signed under `masterKey` (base64) as a
+ * backup made under that key is, or, without one, with whatever signature `edit` left.
+ */
+export async function rewriteManifest(
+  dir: string,
+  masterKey: string | undefined,
+  edit: (manifest: Manifest) => Promise<void> | void = () => {},
+): Promise<void> {
+  const file = path.join(dir, 'manifest.json');
+  const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as Manifest;
+  await edit(manifest);
+  for (const listed of manifest.files) {
+    const bytes = await fs.readFile(path.join(dir, listed.path)).catch(() => undefined);
+    if (bytes) Object.assign(listed, { size: bytes.length, sha256: sha256(bytes) });
+  }
+  const { format: _format, formatVersion: _version, signature: _signature, ...fields } = manifest;
+  await fs.writeFile(file, JSON.stringify(masterKey ? signedManifest(fields, Buffer.from(masterKey, 'base64')) : manifest));
 }
