@@ -204,6 +204,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     db,
     clock,
     log,
+    masterKey,
     jobs,
     systemTransport: config.smtpUrl ? transportSettingsFromUrl(config.smtpUrl, config.mailFrom) : null,
     accountTransport: branding.smtpFor,

@@ -169,9 +169,12 @@ export interface MailOutboxTable {
   kind: string | null;
   /** the subject as kept: a one-time code in it is masked */
   subject: string;
-  /** the subject as sent, when `subject` masks a code in it; cleared with the body (0031) */
+  /** the subject as sent, sealed, when `subject` masks a code in it; cleared with the body (0031) */
   secret_subject: string | null;
-  /** the message, kept until it is sent or has failed for good, then '' (0031) */
+  /**
+   * the message, sealed with the master key (`infra/mail/sealed-message.ts`; in clear in a row an
+   * earlier version queued), kept until it is sent or has failed for good, then '' (0031)
+   */
   text_body: string;
   html_body: string | null;
   status: MailStatus;

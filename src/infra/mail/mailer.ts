@@ -1,7 +1,17 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
-import { failedAttemptRecord, type JobFailure, type JobKind, type JobLog, type JobRunner, type RunningJob } from '../jobs/index.js';
+import {
+  failedAttemptRecord,
+  PermanentJobError,
+  type JobFailure,
+  type JobKind,
+  type JobLog,
+  type JobRunner,
+  type RunningJob,
+} from '../jobs/index.js';
+import type { MailOutboxRow } from '../../db/types.js';
 import { deleteMailBefore, findMail, insertMail, markDelivered, recordMailFailure } from './outbox.repo.js';
+import { openMessage, sealMessage } from './sealed-message.js';
 import { pinToPublicAddress, RefusedSmtpHostError, type HostLookup } from './smtp-destination.js';
 import { createTransportCache, type MailTransportSettings } from './transport.js';
 
@@ -48,6 +58,8 @@ export interface MailerDeps {
   db: Db;
   clock: Clock;
   log: MailLog;
+  /** Seals each message while it waits in the outbox. */
+  masterKey: Buffer;
   /** The job runner that runs MAIL_JOB (registered with `job`). */
   jobs: Pick<JobRunner, 'enqueue' | 'drain'>;
   /** SMTP_URL + MAIL_FROM, or null: then messages go to the log. */
@@ -83,7 +95,7 @@ const SINGLE_ADDRESS = /^[^\s@,;<>"]+@[^\s@,;<>"]+$/;
 const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
 
 export function createMailer(deps: MailerDeps): Mailer {
-  const { db, clock, log, jobs, systemTransport, accountTransport, allowPrivateAccountSmtp = false, lookupAccountSmtpHost } = deps;
+  const { db, clock, log, masterKey, jobs, systemTransport, accountTransport, allowPrivateAccountSmtp = false, lookupAccountSmtpHost } = deps;
   const transports = createTransportCache();
 
   async function chooseTransport(accountId: number | null): Promise<MailTransportSettings | null> {
@@ -95,24 +107,27 @@ export function createMailer(deps: MailerDeps): Mailer {
     return systemTransport;
   }
 
+  function openOrGiveUp(mail: MailOutboxRow) {
+    try {
+      return openMessage(masterKey, mail);
+    } catch (error) {
+      // Another master key, or a message moved to another row: no retry would open it.
+      throw new PermanentJobError(`the message does not open: ${(error as Error).message}`);
+    }
+  }
+
   async function send({ mailId }: MailJob, job: RunningJob): Promise<void> {
     const mail = await findMail(db, mailId);
     // Sent or given up already (a job that ran twice), or gone with its account's data.
     if (mail?.status !== 'pending') return;
     const settings = await chooseTransport(mail.account_id);
-    const subject = mail.secret_subject ?? mail.subject;
+    const { subject, text, html } = openOrGiveUp(mail);
     if (!settings) {
       // Local trial without SMTP: the text is logged so codes and links can be read from the log.
-      log.info({ mailId: mail.id, to: mail.to_address, subject, text: mail.text_body }, 'mail not sent (no SMTP configured), logged instead');
+      log.info({ mailId: mail.id, to: mail.to_address, subject, text }, 'mail not sent (no SMTP configured), logged instead');
       return markDelivered(db, mail.id, 'logged', job.attempt, clock());
     }
-    await transports.get(settings).sendMail({
-      from: settings.from,
-      to: mail.to_address,
-      subject,
-      text: mail.text_body,
-      ...(mail.html_body !== null ? { html: mail.html_body } : {}),
-    });
+    await transports.get(settings).sendMail({ from: settings.from, to: mail.to_address, subject, text, ...(html !== null ? { html } : {}) });
     // Recorded even if the lease ran out meanwhile: the message did leave.
     await markDelivered(db, mail.id, 'sent', job.attempt, clock());
   }
@@ -132,19 +147,20 @@ export function createMailer(deps: MailerDeps): Mailer {
   return {
     async enqueue(mail, executor = db) {
       if (!SINGLE_ADDRESS.test(mail.to)) throw new TypeError(`not a single e-mail address: ${JSON.stringify(mail.to)}`);
+      const subject = oneLine(mail.subject);
+      const masked = mail.maskedSubject === undefined ? null : oneLine(mail.maskedSubject);
       const write = async (trx: Executor) => {
+        const now = clock();
+        const message = sealMessage(
+          masterKey,
+          { secretSubject: masked === null ? null : subject, text: mail.text, html: mail.html ?? null },
+          mail.to,
+          now,
+        );
         const mailId = await insertMail(
           trx,
-          {
-            accountId: mail.accountId ?? null,
-            to: mail.to,
-            kind: mail.kind ?? null,
-            subject: oneLine(mail.subject),
-            maskedSubject: mail.maskedSubject === undefined ? null : oneLine(mail.maskedSubject),
-            text: mail.text,
-            html: mail.html ?? null,
-          },
-          clock(),
+          { accountId: mail.accountId ?? null, to: mail.to, kind: mail.kind ?? null, subject: masked ?? subject, message },
+          now,
         );
         await jobs.enqueue(MAIL_JOB, { mailId } satisfies MailJob, { executor: trx });
         return mailId;

@@ -1,16 +1,15 @@
 import type { Executor } from '../../db/executor.js';
 import type { FailedAttemptRecord } from '../jobs/index.js';
 import type { MailOutboxRow, MailStatus } from '../../db/types.js';
+import type { SealedMessage } from './sealed-message.js';
 
 export interface NewOutboxMail {
   accountId: number | null;
   to: string;
   kind: string | null;
+  /** The subject kept once the message is gone: masked when the one sent carries a one-time code. */
   subject: string;
-  /** The subject kept once the message is gone, when `subject` carries a one-time code. */
-  maskedSubject: string | null;
-  text: string;
-  html: string | null;
+  message: SealedMessage;
 }
 
 export interface OutboxFilter {
@@ -26,10 +25,8 @@ export async function insertMail(db: Executor, mail: NewOutboxMail, now: number)
       account_id: mail.accountId,
       to_address: mail.to,
       kind: mail.kind,
-      subject: mail.maskedSubject ?? mail.subject,
-      secret_subject: mail.maskedSubject === null ? null : mail.subject,
-      text_body: mail.text,
-      html_body: mail.html,
+      subject: mail.subject,
+      ...mail.message,
       status: 'pending',
       next_attempt_at: now,
       created_at: now,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
@@ -113,6 +114,7 @@ test('the mailer fails a refused message at once, logs the account, and never se
     db: handle.db,
     clock: Date.now,
     log,
+    masterKey: randomBytes(32),
     systemTransport: transportSettingsFromUrl(system.url, 'linkvault <no-reply@linkvault.test>'),
     accountTransport: async () => settingsFor('rebound.acme.test'),
     lookupAccountSmtpHost: resolvesTo('127.0.0.1'),
