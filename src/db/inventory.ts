@@ -33,10 +33,11 @@ export async function countRows(db: Db, kind: 'sqlite' | 'postgres'): Promise<Re
 
 /**
  * Whether the database holds what an earlier master key sealed: an account (its secrets, its
- * sessions) or a link (its file). A database with neither is a fresh install.
+ * sessions), a link (its file) or a mail (its message, waiting or not). A database with none is a fresh install.
  */
 export async function holdsSealedData(db: Db): Promise<boolean> {
-  const account = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-  if (account) return true;
-  return (await db.selectFrom('links').select('id').limit(1).executeTakeFirst()) !== undefined;
+  for (const table of ['accounts', 'links', 'mail_outbox'] as const) {
+    if (await db.selectFrom(table).select('id').limit(1).executeTakeFirst()) return true;
+  }
+  return false;
 }
