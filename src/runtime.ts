@@ -150,7 +150,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     agreements: agreementPolicy,
     documents: createLinkDocuments({ db, blobs }),
   });
-  const agreements = createAgreementsService({ db, clock, links, audit });
+  const agreements = createAgreementsService({ db, clock, links, accounts: accountRecords, audit });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy });
   const idempotency = createIdempotencyService({ db, clock, log });
   // What /metrics serves besides the HTTP series: the job runner's.

@@ -6,6 +6,15 @@ export function listAgreements(db: Executor, accountId: number) {
   return db.selectFrom('agreements').select(FIELDS).where('account_id', '=', accountId).orderBy('id').execute();
 }
 
+export async function countAgreements(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('agreements')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export function findAgreement(db: Executor, accountId: number, id: number) {
   return db.selectFrom('agreements').select(FIELDS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }

@@ -17,6 +17,7 @@ const Agreement = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+const ListedAgreement = Type.Omit(Agreement, ['html']);
 const Content = {
   text: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()], { description: 'Markdown; or pdfLinkId' })),
   pdfLinkId: Type.Optional(Type.Union([StringId, Type.Null()], { description: 'one of your links holding a PDF; or text' })),
@@ -42,8 +43,8 @@ export const agreementsRoutes: FastifyPluginAsyncTypebox<{ agreements: Agreement
       schema: {
         tags,
         operationId: 'listAgreements',
-        summary: "The account's agreements",
-        response: { 200: Type.Object({ agreements: Type.Array(Agreement) }), ...authErrors },
+        summary: "The account's agreements (without `html`: GET one agreement for it)",
+        response: { 200: Type.Object({ agreements: Type.Array(ListedAgreement) }), ...authErrors },
       },
     },
     async (request) => ({ agreements: await agreements.list(principalOf(request).accountId) }),

@@ -7,10 +7,12 @@ import { csvByPages } from '../../core/csv.js';
 import { isoTime } from '../../core/timestamps.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { AgreementPolicy } from '../links/link-settings.js';
 import type { LinksService } from '../links/links.service.js';
 import {
+  countAgreements,
   deleteAgreement,
   findAgreement,
   findAgreementById,
@@ -22,6 +24,8 @@ import {
 } from './agreements.repo.js';
 
 const MAX_BODY = 100_000;
+// Each may hold MAX_BODY characters of Markdown: the list stays a few megabytes at most.
+export const MAX_AGREEMENTS_PER_ACCOUNT = 100;
 const LISTED_ACCEPTANCES = 1000;
 
 const markdownIt = loadOnFirstUse<typeof MarkdownIt>('markdown-it');
@@ -32,17 +36,19 @@ const markdown = () => (renderer ??= new (markdownIt())({ html: false, linkify: 
 
 type AgreementRow = Pick<AgreementsTable, 'name' | 'body' | 'pdf_link_id' | 'created_at' | 'updated_at'> & { id: number };
 
-function view(row: AgreementRow) {
+/** An agreement as its list shows it: the Markdown without its rendering, which costs tens of milliseconds a text. */
+function listed(row: AgreementRow) {
   return {
     id: row.id,
     name: row.name,
     text: row.body,
     pdfLinkId: row.pdf_link_id,
-    html: row.body === null ? null : markdown().render(row.body),
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };
 }
+
+const view = (row: AgreementRow) => ({ ...listed(row), html: row.body === null ? null : markdown().render(row.body) });
 
 /** What a visitor is asked to accept: the text as safe HTML, or the PDF's link; and the hash of exactly that. */
 export interface AgreementForVisitor {
@@ -67,9 +73,10 @@ export function createAgreementsService(deps: {
   db: Db;
   clock: Clock;
   links: Pick<LinksService, 'ownLink' | 'findForVisitor'>;
+  accounts: Pick<AccountRecords, 'lock'>;
   audit: Pick<AuditLog, 'record'>;
 }) {
-  const { db, clock, links, audit } = deps;
+  const { db, clock, links, accounts, audit } = deps;
 
   async function own(accountId: number, id: number) {
     const row = await findAgreement(db, accountId, id);
@@ -92,12 +99,16 @@ export function createAgreementsService(deps: {
   }
 
   return {
-    list: async (accountId: number) => (await listAgreements(db, accountId)).map(view),
+    list: async (accountId: number) => (await listAgreements(db, accountId)).map(listed),
     get: async (accountId: number, id: number) => view(await own(accountId, id)),
 
     async create(source: ChangeSource, input: { name: string; text?: string | null; pdfLinkId?: string | null }) {
       const { text, pdfLinkId } = await checkedContent(source.accountId, input);
       const id = await db.transaction().execute(async (trx) => {
+        await accounts.lock(trx, source.accountId);
+        if ((await countAgreements(trx, source.accountId)) >= MAX_AGREEMENTS_PER_ACCOUNT) {
+          throw unprocessable(`An account can have at most ${MAX_AGREEMENTS_PER_ACCOUNT} agreements`);
+        }
         const created = await insertAgreement(trx, { accountId: source.accountId, name: input.name.trim(), body: text, pdfLinkId, now: clock() });
         await audit.record(
           source,

@@ -185,3 +185,20 @@ test("agreements: the name is kept as the signer's line reads, without reorderin
   const names = (await http.get(`/api/links/${id}/agreements`)).body.acceptances.map((acceptance: { name: string }) => acceptance.name);
   assert.deepEqual(names.sort(), ['Ana Lima', 'Mehr\u200Cnaz Tehrani']);
 });
+
+test('agreements: an account keeps at most 100; the list leaves out the rendered HTML, which one agreement gives', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const text = '*terms* [site](https://example.com) '.repeat(2000);
+  const made = await Promise.all(Array.from({ length: 100 }, (_, n) => http.post('/api/agreements', { name: `NDA ${n}`, text })));
+  assert.deepEqual(new Set(made.map((response) => response.status)), new Set([200]));
+  const refused = await http.post('/api/agreements', { name: 'one more', text });
+  assert.equal(refused.status, 422);
+  assert.match(refused.body.error, /at most 100 agreements/);
+
+  const { agreements } = (await http.get('/api/agreements')).body;
+  assert.equal(agreements.length, 100);
+  assert.ok(agreements.every((agreement: Record<string, unknown>) => !('html' in agreement) && agreement.text === text));
+  const one = (await http.get(`/api/agreements/${agreements[0].id}`)).body;
+  assert.match(one.html, /<em>terms<\/em>/);
+});

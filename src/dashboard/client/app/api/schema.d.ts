@@ -1205,7 +1205,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's agreements */
+        /** The account's agreements (without `html`: GET one agreement for it) */
         get: operations["listAgreements"];
         put?: never;
         /** Create an agreement: a Markdown text or a PDF link; links ask for it with agreementId */
@@ -11896,8 +11896,6 @@ export interface operations {
                             /** @description Markdown */
                             text: string | null;
                             pdfLinkId: string | null;
-                            /** @description the text as visitors see it: Markdown rendered, raw HTML shown as text */
-                            html: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
