@@ -225,7 +225,8 @@ export function createLocalBlobStore(dir: string, options: { inspectOnly?: boole
       }
       // Keys never have a segment starting with ".", so dot entries (.tmp) are never blobs.
       const matching = names.filter((name) => name.startsWith(namePrefix) && !name.startsWith('.'));
-      await Promise.all(matching.map((name) => fsp.rm(path.join(folder, name), { recursive: true, force: true })));
+      // Retried: a page drawn meanwhile into a folder being removed makes its rmdir meet ENOTEMPTY.
+      await Promise.all(matching.map((name) => fsp.rm(path.join(folder, name), { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })));
       await pruneEmptyFolders(folder);
     },
 
