@@ -208,3 +208,25 @@ test('no session id, password or sign-in token in any answer or log line', async
   assert.equal(browser.sessionId, undefined, 'signed out');
   assert.match(output, /\[redacted\]/, 'the token in a page URL is redacted');
 });
+
+test('a sign-in with the old password that is still being checked when the password changes does not outlive the change', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, 'owner');
+  const newPassword = 'a brand new password';
+  // Sign-ins begin every 20 ms while the change proves the current password and hashes the new one.
+  const change = person.client.post('/api/me/password', { currentPassword: TEST_PASSWORD, newPassword });
+  const signIns: Array<Promise<{ status: number; client: ReturnType<typeof createSessionClient> }>> = [];
+  for (let n = 0; n < 12; n++) {
+    const client = createSessionClient(app.url);
+    signIns.push(client.post('/api/auth/sign-in', { email: person.email, password: TEST_PASSWORD }).then(({ status }) => ({ status, client })));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal((await change).status, 204);
+  const survivors: number[] = [];
+  for (const [n, signIn] of (await Promise.all(signIns)).entries()) {
+    if (signIn.status === 200 && (await signIn.client.get('/api/me')).status === 200) survivors.push(n);
+  }
+  assert.deepEqual(survivors, [], 'every session begun with the old password has ended');
+  assert.equal((await person.client.get('/api/me')).status, 200, 'the session that made the change stays');
+});

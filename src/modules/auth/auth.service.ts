@@ -227,6 +227,21 @@ export function createAuthService(deps: {
     });
   }
 
+  /**
+   * Whether what `proven` proved still stands, read under the person's lock in the transaction that
+   * starts their session: a password or second factor changed while the proof's scrypt ran has
+   * ended every session already, and would miss one begun after it.
+   */
+  async function stillProven(proven: UserRow, trx: Executor): Promise<boolean> {
+    const now = await users.held(proven.id, trx);
+    return (
+      now !== undefined &&
+      now.disabled_at === null &&
+      now.password_hash === proven.password_hash &&
+      now.totp_confirmed_at === proven.totp_confirmed_at
+    );
+  }
+
   /** The account a new owner gets: the one created earlier with the CLI for the same e-mail, or a new one. */
   async function ownAccount(email: string, companyName: string, executor: Executor): Promise<number> {
     const existing = await accounts.byEmail(email, executor);
@@ -280,7 +295,10 @@ export function createAuthService(deps: {
 
     async signIn(input: { email: string; password: string; code?: string }, client: Client): Promise<SignedIn> {
       const user = await provePerson(normalizeEmail(input.email), input, client);
-      return startSession(user, client, 'password');
+      return db.transaction().execute(async (trx) => {
+        if (!(await stillProven(user, trx))) throw signInRefused();
+        return startSession(user, client, 'password', trx);
+      });
     },
 
     linkMailJob,
@@ -429,8 +447,8 @@ export function createAuthService(deps: {
         const existing = await users.byEmail(invitation.email, trx);
         let user: Pick<UserRow, 'id' | 'email'>;
         if (existing) {
-          // Proven above; or the sign-in was made since, and the next try proves it.
-          if (existing.id !== proven?.id) throw existingSignIn();
+          // Proven above; or the sign-in was made or changed since, and the next try proves it.
+          if (existing.id !== proven?.id || !(await stillProven(proven, trx))) throw existingSignIn();
           user = existing;
         } else {
           if (deps.signup === 'closed') throw forbidden('New people cannot join this linkvault: the administrator has closed sign-up');

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import { isPostgres, type Executor } from '../../db/executor.js';
 import type { UserRow } from '../../db/types.js';
 
 export async function insertUser(db: Executor, user: { email: string; name: string; passwordHash: string | null; createdAt: number }) {
@@ -16,6 +16,20 @@ export function findUserByEmail(db: Executor, email: string): Promise<UserRow | 
 
 export function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The person, held until the transaction ends: a change of their password or second factor made
+ * meanwhile waits for it, or is read by it once committed (a row lock on PostgreSQL; SQLite's
+ * transactions begin IMMEDIATE and hold its one write lock already).
+ */
+export function lockUser(db: Executor, id: number): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(isPostgres(db), (query) => query.forUpdate())
+    .executeTakeFirst();
 }
 
 export async function anyUserExists(db: Executor): Promise<boolean> {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
 import { badRequest, unprocessable } from '../../core/errors.js';
 import { hashPassword, verifyPassword } from '../../infra/crypto/passwords.js';
-import { anyUserExists, findUserByEmail, findUserById, insertUser, updateUser } from './users.repo.js';
+import { anyUserExists, findUserByEmail, findUserById, insertUser, lockUser, updateUser } from './users.repo.js';
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
@@ -29,6 +29,8 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
   return {
     byEmail: (email: string, executor: Executor = db) => findUserByEmail(executor, normalizeEmail(email)),
     byId: (id: number, executor: Executor = db) => findUserById(executor, id),
+    /** The person, held until `trx` ends: a password or two-factor change waits, or is seen. */
+    held: (id: number, trx: Executor) => lockUser(trx, id),
     anyExists: (executor: Executor = db) => anyUserExists(executor),
 
     async create(input: { email: string; name: string; password: string | null }, executor: Executor = db): Promise<number> {
