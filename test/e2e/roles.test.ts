@@ -399,6 +399,34 @@ test('a key is not made for a person whose removal committed while their request
   assert.equal((await http.get('/api/api-keys')).body.api_keys.length, keysBefore, 'no key was stored');
 });
 
+test('a change to members acts with the role its person holds when it commits: an owner demoted while the request was under way removes no owner', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const [first, demoted, other] = [
+    await signedInPerson(app, accountId, 'owner'),
+    await signedInPerson(app, accountId, 'owner'),
+    await signedInPerson(app, accountId, 'owner'),
+  ];
+  // The request passed the guard as an owner; the demotion then committed before its transaction took the account's lock.
+  const asAuthenticated = {
+    accountId,
+    plan: 'business',
+    role: 'owner' as const,
+    via: 'session' as const,
+    actor: { type: 'user' as const, id: demoted.userId, label: demoted.email },
+    twoFactor: false,
+    ip: '127.0.0.1',
+  };
+  assert.equal((await first.client.patch(`/api/members/${demoted.userId}`, { role: 'member' })).status, 200);
+  const { members } = app.runtime.services;
+  await assert.rejects(members.remove(asAuthenticated, other.userId), /needs the admin role/);
+  await assert.rejects(members.changeRole(asAuthenticated, other.userId, 'member'), /needs the admin role/);
+  assert.equal(await members.roleIn(other.userId, accountId), 'owner');
+
+  assert.equal((await first.client.delete(`/api/members/${demoted.userId}`)).status, 204);
+  await assert.rejects(members.remove(asAuthenticated, other.userId), /no longer a member/);
+});
+
 test('an invitation is checked again when used: one its inviter could no longer make is refused, even if it escaped the withdrawal', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

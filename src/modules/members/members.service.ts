@@ -1,5 +1,5 @@
 import type { Principal } from '../../core/auth.js';
-import { notFound, unprocessable } from '../../core/errors.js';
+import { forbidden, notFound, unprocessable } from '../../core/errors.js';
 import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
 import { isoTime } from '../../core/timestamps.js';
 import type { Clock, Executor } from '../../db/executor.js';
@@ -23,7 +23,7 @@ export function createMembersService(deps: {
   accounts: Pick<AccountRecords, 'lock'>;
   sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
   /** Keys act with their maker's role: what this process remembers of them goes with a change, and a removal revokes them. */
-  apiKeys: Pick<ApiKeysService, 'forgetAccount' | 'revokeMadeBy'>;
+  apiKeys: Pick<ApiKeysService, 'forgetAccount' | 'revokeMadeBy' | 'personBehind'>;
   invitations: Pick<InvitationsService, 'withdrawBeyond'>;
 }) {
   const { db, clock, audit, accounts, sessions, apiKeys, invitations } = deps;
@@ -32,6 +32,21 @@ export function createMembersService(deps: {
   async function assertOwnerRemains(trx: Executor, accountId: number, losing: Role): Promise<void> {
     if (losing !== 'owner') return;
     if ((await countOwners(trx, accountId)) <= 1) throw unprocessable('An account keeps at least one owner: make someone else owner first');
+  }
+
+  /**
+   * The role the principal acts with, read under the account's lock: a request authenticated before
+   * its person (a key's maker) was demoted or removed acts with what they hold now, not what they held.
+   * A key of the command line's is no one's and keeps its role.
+   */
+  async function actingRole(trx: Executor, principal: Principal): Promise<Role> {
+    const person = await apiKeys.personBehind(principal, trx);
+    if (person === null) return principal.role;
+    const row = await findMembership(trx, person, principal.accountId);
+    if (!row) throw forbidden('You are no longer a member of this account');
+    const role = roleOf(row.role);
+    assertMayAct(role, 'members');
+    return role;
   }
 
   return {
@@ -69,10 +84,11 @@ export function createMembersService(deps: {
     async changeRole(principal: Principal, userId: number, role: Role) {
       const result = await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, principal.accountId);
+        const acting = await actingRole(trx, principal);
         const current = await this.roleIn(userId, principal.accountId, trx);
         if (!current) throw notFound(`Member ${userId}`);
         if (current === role) return current;
-        if (current === 'owner' || role === 'owner') assertMayAct(principal.role, 'owners');
+        if (current === 'owner' || role === 'owner') assertMayAct(acting, 'owners');
         await assertOwnerRemains(trx, principal.accountId, current);
         await updateRole(trx, userId, principal.accountId, role);
         await audit.record(
@@ -91,9 +107,10 @@ export function createMembersService(deps: {
     async remove(principal: Principal, userId: number): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, principal.accountId);
+        const acting = await actingRole(trx, principal);
         const current = await this.roleIn(userId, principal.accountId, trx);
         if (!current) throw notFound(`Member ${userId}`);
-        if (current === 'owner') assertMayAct(principal.role, 'owners');
+        if (current === 'owner') assertMayAct(acting, 'owners');
         await assertOwnerRemains(trx, principal.accountId, current);
         await deleteMembership(trx, userId, principal.accountId);
         await sessions.endIn(userId, principal.accountId, trx);
