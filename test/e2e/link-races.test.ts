@@ -175,3 +175,40 @@ test('replacements of a file sent together with one Idempotency-Key make one ver
   assert.equal(answers.filter((answer) => /^idempotent-replayed: true$/im.test(answer.head)).length, 2, 'one first answer, two replayed');
   assert.equal((await http.get('/api/links')).body.links[0].version, 2);
 });
+
+test("a data room's children set by requests sent together: every one answers, and the room holds one of their lists", async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('business');
+  const files: string[] = [];
+  for (let n = 0; n < 5; n++) files.push(await createLink(http, `file ${n}`, `f${n}.txt`));
+  const room = (await http.post('/api/links/room', { name: 'Series A', children_ids: [files[0]] })).body.id as string;
+  const lists = Array.from({ length: 15 }, (_, n) => (n % 2 === 0 ? files : files.toReversed()));
+  assertAllOk(
+    await burst(
+      app.url,
+      lists.map((list) => asOwner(apiKey, 'PUT', `/api/links/${room}/children`, { children_ids: list })),
+    ),
+  );
+  const held = (await http.get(`/api/links/${room}/children`)).body.children.map((child: { id: string }) => child.id);
+  assert.ok(
+    [files, files.toReversed()].some((list) => JSON.stringify(list) === JSON.stringify(held)),
+    JSON.stringify(held),
+  );
+});
+
+test('rooms made of a link while it is deleted: each room is made before the deletion or refused after it, never a server error', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('business');
+  const kept = await createLink(http, 'kept', 'kept.txt');
+  const doomed = await createLink(http, 'doomed', 'doomed.txt');
+  const answers = await burst(app.url, [
+    ...Array.from({ length: 8 }, (_, n) => asOwner(apiKey, 'POST', '/api/links/room', { name: `Room ${n}`, children_ids: [kept, doomed] })),
+    { method: 'DELETE', path: `/api/links/${doomed}`, headers: { authorization: `Bearer ${apiKey}` } },
+  ]);
+  assert.ok(
+    answers.every((answer) => answer.status === 200 || answer.status === 404),
+    statuses(answers).join('\n'),
+  );
+  assert.equal(answers.at(-1)!.status, 200, 'the deletion goes through');
+  assert.equal((await http.get(`/api/links/${doomed}`)).status, 404);
+});

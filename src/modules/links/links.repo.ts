@@ -48,6 +48,22 @@ export function findLinksByIds(db: Executor, accountId: number, ids: readonly st
   return db.selectFrom('links').select(['id', 'kind']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
 }
 
+/**
+ * The links among `ids`, kept from being deleted until the transaction ends (a key-share lock on
+ * PostgreSQL): a room taking them as children locks them before anything else, in the order a
+ * deletion does (the link, then the account's counts), so the two wait for each other instead of
+ * deadlocking.
+ */
+export function holdLinksByIds(db: Executor, accountId: number, ids: readonly string[]) {
+  return db
+    .selectFrom('links')
+    .select(['id', 'kind'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .$if(isPostgres(db), (query) => query.forKeyShare())
+    .execute();
+}
+
 /** The tab's links, once `fileExpiredLinks` has run at `now` (the active tab is right without it). */
 function inTab(db: Executor, accountId: number, tab: LinkTab, now: number) {
   const query = db.selectFrom('links').where('account_id', '=', accountId);

@@ -302,16 +302,17 @@ export function createLinksService(deps: {
   }
 
   /** The account's data room (an expired one too: its contents can be arranged before it is revived), else 404 or 422. */
-  async function ownRoom(accountId: number, id: string, executor: Executor = db): Promise<LinkRow> {
-    const link = await repo.findLink(executor, accountId, id);
+  function asRoom(link: LinkRow | undefined, id: string): LinkRow {
     if (!link) throw notFound(`Link ${id}`);
     if (link.kind !== 'room') throw unprocessable(`Link ${id} is a file, not a data room`);
     return link;
   }
 
-  /** A room's links: each the account's own, none a room itself. */
+  const ownRoom = async (accountId: number, id: string) => asRoom(await repo.findLink(db, accountId, id), id);
+
+  /** A room's links: each the account's own, none a room itself; held from deletion until the transaction ends. */
   async function assertRoomChildren(executor: Executor, accountId: number, childIds: readonly string[]): Promise<void> {
-    const found = await repo.findLinksByIds(executor, accountId, childIds);
+    const found = await repo.holdLinksByIds(executor, accountId, childIds);
     const missing = childIds.find((childId) => !found.some((link) => link.id === childId));
     if (missing !== undefined) throw notFound(`Link ${missing}`);
     if (found.some((link) => link.kind === 'room')) throw unprocessable('A data room cannot contain another data room');
@@ -695,7 +696,8 @@ export function createLinksService(deps: {
     async setRoomChildren(source: ChangeSource, id: string, input: { childIds: string[] }) {
       const childIds = [...new Set(input.childIds)];
       await db.transaction().execute(async (trx) => {
-        const room = await ownRoom(source.accountId, id, trx);
+        // Held: two replacements at once would each delete, then both insert, the same rows.
+        const room = asRoom(await repo.lockLink(trx, source.accountId, id), id);
         await assertRoomChildren(trx, source.accountId, childIds);
         await repo.replaceRoomLinks(trx, room.id, childIds);
         await audit.record(source, { action: 'link.updated', target: { type: 'link', id }, details: { childIds } }, trx);
