@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { burst, type BurstRequest } from '../helpers/burst.js';
 import sharp from 'sharp';
-import { createLink, listFiles, uploadForm } from '../helpers/files.js';
+import { createLink, downloadToken, listFiles, uploadForm } from '../helpers/files.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -211,4 +211,23 @@ test('rooms made of a link while it is deleted: each room is made before the del
   );
   assert.equal(answers.at(-1)!.status, 200, 'the deletion goes through');
   assert.equal((await http.get(`/api/links/${doomed}`)).status, 404);
+});
+
+test('downloads under way when the file is replaced all finish, each spending one use', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('professional');
+  const first = randomBytes(4 * 1024 * 1024);
+  const id = await createLink(http, first, 'figures.dat');
+  const token = await downloadToken(http, id, 100);
+  const { contentType, body } = await multipart(uploadForm(randomBytes(1024), 'figures-v2.dat'));
+  const answers = await burst(app.url, [
+    ...Array.from({ length: 30 }, () => ({ method: 'GET', path: `/api/links/${id}/download-original?token=${encodeURIComponent(token)}` })),
+    { method: 'PUT', path: `/api/links/${id}/file`, headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body },
+  ]);
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    Array<number>(31).fill(200),
+  );
+  const { uses_left } = await app.runtime.database.db.selectFrom('download_tokens').select('uses_left').executeTakeFirstOrThrow();
+  assert.equal(uses_left, 70);
 });

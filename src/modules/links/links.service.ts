@@ -601,12 +601,14 @@ export function createLinksService(deps: {
     },
 
     /**
-     * Makes `file` the link's current version; the previous blob is deleted only after the
-     * switch is committed. `alongWith` commits with the switch (an idempotency record of the answer).
+     * Makes `file` the link's current version. The previous blob is left to the orphan sweep, which
+     * deletes it once no row names it: a download that read the link just before the switch is
+     * still to open it (deleted at once, it failed with a 500 after spending a use of its token).
+     * `alongWith` commits with the switch (an idempotency record of the answer).
      */
     async replaceFile(source: ChangeSource, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
       const { accountId } = source;
-      const link = await ownLink(accountId, id, { live: true });
+      await ownLink(accountId, id, { live: true });
       const replaced: ReplacedFile = { ok: true, version: fromVersion + 1 };
       await db.transaction().execute(async (trx) => {
         const switched = await repo.replaceLinkFile(trx, accountId, id, fromVersion, {
@@ -629,7 +631,6 @@ export function createLinksService(deps: {
         );
         await alongWith?.(trx, replaced);
       });
-      if (link.blob_key) await blobs.delete(link.blob_key);
       return replaced;
     },
 

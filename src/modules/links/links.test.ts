@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { startApp } from '../../../test/helpers/app.js';
 import { createLink, downloadOriginal, downloadToken, listFiles, sha256, uploadForm } from '../../../test/helpers/files.js';
+import { ORPHAN_GRACE_MS } from '../files/orphan-blob-sweeper.js';
 
 const HOUR = 3_600_000;
 
@@ -178,16 +180,21 @@ test('expiry: 410 on the API, listed under tab=expired, blobs swept after the re
   assert.equal((await http.get('/api/links?tab=expired')).body.pagination.total, 2, 'metadata is kept');
 });
 
-test('a new version keeps the id and URL; the old blob goes only after the switch', async (t) => {
+test('a new version keeps the id and URL; the old blob stays until the orphan sweep, for downloads that began before the switch', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, 'version one', 'v1.txt');
-  const [firstBlob] = await listFiles(path.join(app.dataDir, 'blobs', 'links', id));
+  const blobsOf = () => listFiles(path.join(app.dataDir, 'blobs', 'links', id));
+  const [firstBlob] = await blobsOf();
 
   const second = randomBytes(300_000);
   const replaced = await http.put(`/api/links/${id}/file`, uploadForm(second, 'v2.dat'));
   assert.deepEqual(replaced.body, { ok: true, version: 2 });
-  const blobs = await listFiles(path.join(app.dataDir, 'blobs', 'links', id));
+  assert.equal((await blobsOf()).length, 2, 'the old blob is still there for a download under way');
+  const anHourAgo = new Date(Date.now() - ORPHAN_GRACE_MS - 60_000);
+  await utimes(firstBlob!, anHourAgo, anHourAgo);
+  assert.equal(await app.runtime.orphanSweeper.sweep(), 1);
+  const blobs = await blobsOf();
   assert.equal(blobs.length, 1);
   assert.notEqual(blobs[0], firstBlob);
   assert.equal((await http.get(`/api/links/${id}`)).body.name, 'v2.dat');
@@ -198,7 +205,7 @@ test('a new version keeps the id and URL; the old blob goes only after the switc
   const refused = await http.put(`/api/links/${id}/file`, uploadForm('x', 'evil.exe'));
   assert.equal(refused.status, 422);
   assert.equal((await http.put(`/api/links/${id}/file`, new FormData())).status, 400);
-  assert.equal((await listFiles(path.join(app.dataDir, 'blobs', 'links', id))).length, 1, 'refused versions leave no blob');
+  assert.equal((await blobsOf()).length, 2, 'refused versions leave no blob: version 2, until the sweep, and version 3');
   assert.equal((await http.get(`/api/links/${id}`)).body.name, 'v3.txt');
 });
 
