@@ -269,3 +269,18 @@ test('linkvault users reset-2fa turns it off for a person who lost their phone',
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /nobody@example.com not found/);
 });
+
+test('two-factor: confirmations sent together turn it on once; only the one that did answers recovery codes, and they work', async (t) => {
+  const app = await startApp(t);
+  const { accountId } = await app.createAccount('business');
+  const person = await signedInPerson(app, accountId, 'owner');
+  const { otpauthUri } = (await person.client.post('/api/me/two-factor')).body as { otpauthUri: string };
+  // The codes of the step before, this one and the next: each is accepted once.
+  const answers = await Promise.all(
+    [-1, 0, 1].map((offset) => person.client.post('/api/me/two-factor/confirm', { code: codeFrom(otpauthUri, offset), password: TEST_PASSWORD })),
+  );
+  const confirmed = answers.filter((answer) => answer.status === 200);
+  assert.equal(confirmed.length, 1, JSON.stringify(answers.map((answer) => [answer.status, answer.body])));
+  const [recovery] = (confirmed[0]!.body as { recoveryCodes: string[] }).recoveryCodes;
+  assert.equal((await signIn(app, person.email, recovery)).status, 200, 'the codes answered are the ones stored');
+});

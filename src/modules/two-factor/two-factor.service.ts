@@ -45,7 +45,7 @@ export function createTwoFactorService(deps: {
   db: Db;
   clock: Clock;
   masterKey: Buffer;
-  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor' | 'withPassword'>;
+  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor' | 'withPassword' | 'held'>;
   members: Pick<MembersService, 'accountsOf'>;
   sessions: Pick<SessionsService, 'endAllOf' | 'forgetUser'>;
   /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
@@ -168,6 +168,9 @@ export function createTwoFactorService(deps: {
       }
       const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
       await db.transaction().execute(async (trx) => {
+        // Two confirmations sent together would each answer recovery codes, of which only the last set works.
+        const now = await users.held(user.id, trx);
+        if (now?.totp_confirmed_at !== null || now.totp_secret !== user.totp_secret) throw conflict('Two-factor sign-in was turned on meanwhile');
         await users.setTwoFactor(user.id, user.totp_secret, clock(), trx);
         await replaceRecoveryCodes(
           trx,
