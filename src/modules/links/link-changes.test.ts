@@ -208,3 +208,15 @@ test('expiresAt at upload and in templates (with the e-mail and block settings);
   assert.equal(settings.requireEmail, true);
   assert.deepEqual(settings.blockedEmails, ['spy@rival.example']);
 });
+
+test('a list setting holds at most 1000 entries whether it comes as JSON or as the comma-separated text of an upload form', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const addresses = (count: number) => Array.from({ length: count }, (_, n) => `person${n}@example.org`);
+  const refused = await uploadFile(http, 'deck', 'deck.txt', { requiresOtp: '1', allowedEmails: addresses(1001).join(',') });
+  assert.equal(refused.status, 400);
+  assert.match(refused.body.error, /"allowedEmails" must have at most 1000 entries/);
+  const id = (await uploadFile(http, 'deck', 'deck.txt', { requiresOtp: '1', allowedEmails: addresses(1000).join(',') })).body.id as string;
+  assert.equal((await http.get(`/api/links/${id}`)).body.settings.allowedEmails.length, 1000);
+  assert.equal((await http.patch(`/api/links/${id}`, { allowedEmails: addresses(1001) })).status, 400);
+});

@@ -1,5 +1,5 @@
 import { Type, type TOptional, type TSchema } from 'typebox';
-import { EXPIRATIONS, type Expiration } from './link-settings.js';
+import { EXPIRATIONS, SETTING_LIST_MAX, type Expiration } from './link-settings.js';
 
 /** One setting: its JSON type (templates) and its text form (upload fields), under one description. */
 interface SettingSchema<Json extends TSchema, Form extends TSchema> {
@@ -30,7 +30,10 @@ const integerOrNone = (description: string, minimum: number, maximum: number) =>
 };
 
 const list = (description: string, maxLength: number) =>
-  setting(Type.Array(Type.String({ maxLength }), { maxItems: 1000, description }), Type.String({ description: `${description}, comma-separated` }));
+  setting(
+    Type.Array(Type.String({ maxLength }), { maxItems: SETTING_LIST_MAX, description }),
+    Type.String({ description: `${description}, comma-separated, at most ${SETTING_LIST_MAX}` }),
+  );
 
 const expiration = (options: { default?: string }) =>
   Type.Enum(Object.keys(EXPIRATIONS) as Expiration[], { description: 'how long the link works', ...options });

@@ -177,7 +177,14 @@ function integer(fields: FormFields, name: string, min: number, max: number): nu
   return Number(raw);
 }
 
-const commaList = (raw: string) => raw.split(',');
+/** Entries a list setting holds at most (allowed and blocked addresses and domains), as JSON or as a form's comma-separated text. */
+export const SETTING_LIST_MAX = 1000;
+
+function commaList(raw: string, field: string): string[] {
+  const entries = raw.split(',').filter((entry) => entry.trim() !== '');
+  if (entries.length > SETTING_LIST_MAX) throw badRequest(`field "${field}" must have at most ${SETTING_LIST_MAX} entries`);
+  return entries;
+}
 
 /**
  * The settings a form states, field by field (absent fields stay absent, so a template
@@ -209,8 +216,10 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   set('hasWatermark', flag(fields, 'hasWatermark'));
   set('requiresApproval', flag(fields, 'requiresApproval'));
   set('requiresOtp', flag(fields, 'requiresOtp'));
-  if (fields.allowedEmails !== undefined) settings.allowedEmails = normalizeEmails(commaList(fields.allowedEmails), 'allowedEmails');
-  if (fields.allowedDomains !== undefined) settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains), 'allowedDomains');
+  if (fields.allowedEmails !== undefined) settings.allowedEmails = normalizeEmails(commaList(fields.allowedEmails, 'allowedEmails'), 'allowedEmails');
+  if (fields.allowedDomains !== undefined) {
+    settings.allowedDomains = normalizeDomains(commaList(fields.allowedDomains, 'allowedDomains'), 'allowedDomains');
+  }
   set('requireEmail', flag(fields, 'requireEmail'));
   set('allowDownload', flag(fields, 'allowDownload'));
   set('notifyOnView', flag(fields, 'notifyOnView'));
@@ -220,8 +229,10 @@ export function parseSettingsForm(fields: FormFields): Partial<LinkSettings> {
   if (fields.previewDescription !== undefined) {
     settings.previewDescription = normalizePreviewText(fields.previewDescription, 'previewDescription', PREVIEW_DESCRIPTION_MAX);
   }
-  if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails), 'blockedEmails');
-  if (fields.blockedDomains !== undefined) settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains), 'blockedDomains');
+  if (fields.blockedEmails !== undefined) settings.blockedEmails = normalizeEmails(commaList(fields.blockedEmails, 'blockedEmails'), 'blockedEmails');
+  if (fields.blockedDomains !== undefined) {
+    settings.blockedDomains = normalizeDomains(commaList(fields.blockedDomains, 'blockedDomains'), 'blockedDomains');
+  }
   if (fields.bookingUrl !== undefined) settings.bookingUrl = normalizeBookingUrl(fields.bookingUrl, 'bookingUrl');
   set('previewPages', integer(fields, 'previewPages', 1, 100_000));
   set('viewSessionTtlSeconds', integer(fields, 'viewSessionTtlSeconds', 60, 86_400));

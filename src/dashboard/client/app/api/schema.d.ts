@@ -4302,9 +4302,9 @@ export interface operations {
                      * @default 0
                      */
                     requiresOtp?: "0" | "1";
-                    /** @description addresses let through the one-time code gate, comma-separated */
+                    /** @description addresses let through the one-time code gate, comma-separated, at most 1000 */
                     allowedEmails?: string;
-                    /** @description domains let through the one-time code gate, comma-separated */
+                    /** @description domains let through the one-time code gate, comma-separated, at most 1000 */
                     allowedDomains?: string;
                     /**
                      * @description each visitor gives an e-mail address (not verified) before viewing
@@ -4327,9 +4327,9 @@ export interface operations {
                      * @default 1
                      */
                     notifyOnView?: "0" | "1";
-                    /** @description addresses refused, beside the account block list, comma-separated */
+                    /** @description addresses refused, beside the account block list, comma-separated, at most 1000 */
                     blockedEmails?: string;
-                    /** @description domains refused, subdomains included, beside the account block list, comma-separated */
+                    /** @description domains refused, subdomains included, beside the account block list, comma-separated, at most 1000 */
                     blockedDomains?: string;
                     /** @description an http(s) URL shown in the viewer */
                     bookingUrl?: string;
