@@ -436,6 +436,36 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   assert.match(deniedPage.text, /declined/);
 });
 
+test('the same decision on an access request again (a second click, requests sent together) tells the visitor and the owner once', async (t) => {
+  const app = await startApp(t);
+  const { http, accountId } = await app.createAccount('professional');
+  const id = await createLink(http, 'board pack', 'b.txt', { requiresApproval: '1' });
+  await new VisitorClient(app.url).post(`/v/${id}/access`, { email: 'carol@example.com' });
+  const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
+  const answers = await Promise.all(Array.from({ length: 6 }, () => http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })));
+  assert.deepEqual(
+    answers.map((answer) => answer.body),
+    Array(6).fill({ ok: true, status: 'approved' }),
+  );
+  const { db } = app.runtime.database;
+  const mails = await db.selectFrom('mail_outbox').select('id').where('to_address', '=', 'carol@example.com').execute();
+  assert.equal(mails.length, 1, 'one mail to the visitor');
+  const decided = await db
+    .selectFrom('audit_log')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('action', '=', 'access_request.decided')
+    .execute();
+  assert.equal(decided.length, 1);
+
+  assert.deepEqual((await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'denied' })).body, { ok: true, status: 'denied' });
+  assert.equal(
+    (await db.selectFrom('mail_outbox').select('id').where('to_address', '=', 'carol@example.com').execute()).length,
+    2,
+    'a change of mind is told',
+  );
+});
+
 test('the visitor IP comes from X-Forwarded-For only when TRUST_PROXY is set', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

@@ -35,12 +35,14 @@ export function listAccessRequests(db: Executor, linkId: string) {
 }
 
 /** Decides a request of this link; false when the link has no such request. */
+/** Sets the decision unless it is the request's already; false when nothing changed. */
 export async function decideAccessRequest(db: Executor, linkId: string, id: number, status: AccessRequestStatus, now: number): Promise<boolean> {
   const result = await db
     .updateTable('access_requests')
     .set({ status, decided_at: now })
     .where('id', '=', id)
     .where('link_id', '=', linkId)
+    .where('status', '!=', status)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -90,7 +90,11 @@ export function createAccessRequestsService(deps: {
       const { accountId } = source;
       const link = await linkRequiringApproval(accountId, linkId);
       await db.transaction().execute(async (trx) => {
-        if (!(await decideAccessRequest(trx, linkId, requestId, decision, clock()))) throw notFound(`Access request ${requestId}`);
+        if (!(await decideAccessRequest(trx, linkId, requestId, decision, clock()))) {
+          // The same decision again (a second click, a retry): the visitor and the owner were told once.
+          if ((await findAccessRequest(trx, requestId))?.link_id === linkId) return;
+          throw notFound(`Access request ${requestId}`);
+        }
         const decided = (await findAccessRequest(trx, requestId))!;
         await events.record(trx, {
           accountId,
