@@ -69,7 +69,19 @@ test('PUBLIC_URL is a plain http(s) base: credentials, a query, a fragment or an
   assert.equal(refusal({ PUBLIC_URL: 'https://share.example.com/?' }), 'PUBLIC_URL must not carry a query: remove the "?" and what follows it');
   assert.equal(refusal({ PUBLIC_URL: 'https://share.example.com/#top' }), 'PUBLIC_URL must not carry a fragment: remove the "#" and what follows it');
   assert.equal(refusal({ PUBLIC_URL: 'ftp://share.example.com' }), 'PUBLIC_URL must be a URL starting with http: or https:');
-  assert.equal(loadConfig({ PUBLIC_URL: 'https://share.example.com/files/' }).publicUrl, 'https://share.example.com/files');
+  assert.equal(
+    refusal({ PUBLIC_URL: 'https://share.example.com/files/' }),
+    'PUBLIC_URL must be the root of its host, without a path ("/files/"): serve linkvault on a host name of its own',
+  );
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://share.example.com/' }).publicUrl, 'https://share.example.com');
+});
+
+test('TRUST_PROXY: a number of hops (1-9), or addresses and CIDR ranges that are ones; "10" or "1.5" is refused, not read as an address', () => {
+  for (const bad of ['10', '1.5', '10.0.0.0/99', 'fd00::/129', '10.0.0.1/8/8', 'maybe']) {
+    assert.match(refusal({ TRUST_PROXY: bad }), /^TRUST_PROXY must be 0, the number of proxies in front \(1-9\)/, bad);
+  }
+  assert.equal(loadConfig({ TRUST_PROXY: '3' }).trustProxy, 3);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7, fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
 });
 
 test('HOST must be an IP address or a host name', () => {

@@ -145,6 +145,12 @@ function publicUrl(env: Env): URL | undefined {
   // A "?" or "#" always starts the query or the fragment, even an empty one that the parsed URL would not show.
   if (raw.includes('?')) throw new ConfigError('PUBLIC_URL must not carry a query: remove the "?" and what follows it');
   if (raw.includes('#')) throw new ConfigError('PUBLIC_URL must not carry a fragment: remove the "#" and what follows it');
+  // Viewer pages, their assets and the cookies scoped to them live at /v, /assets, /app and /api of the host.
+  if (parsed.pathname !== '/') {
+    throw new ConfigError(
+      `PUBLIC_URL must be the root of its host, without a path ("${parsed.pathname}"): serve linkvault on a host name of its own`,
+    );
+  }
   return parsed;
 }
 
@@ -264,8 +270,18 @@ function trustProxy(env: Env): Config['trustProxy'] {
   if (raw === 'true') return 1;
   if (/^[1-9]$/.test(raw)) return Number(raw);
   const addresses = raw.split(',').map((part) => part.trim());
-  if (addresses.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return addresses;
-  throw new ConfigError('TRUST_PROXY must be 0, the number of proxies in front (1-9), or a comma-separated list of proxy addresses (CIDR allowed)');
+  if (addresses.every(isProxyAddress)) return addresses;
+  throw new ConfigError(
+    `TRUST_PROXY must be 0, the number of proxies in front (1-9), or a comma-separated list of proxy addresses (CIDR allowed); got "${raw}"`,
+  );
+}
+
+/** An IP address, or a CIDR range of one: "10" or "1.5" are neither (proxy-addr would read them as 0.0.0.10 and 1.0.0.5). */
+function isProxyAddress(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 function dnsServers(env: Env): string[] {
