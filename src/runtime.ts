@@ -354,6 +354,14 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const accessSweeper = createLapsedAccessSweeper({ db, clock, log, portalSessions: portalAccess });
   const auditRetention = createAuditRetention({ audit, clock, retentionDays: config.auditRetentionDays, log });
   const mailRetention = createMailRetention({ mailer, clock, retentionDays: config.mailRetentionDays, log });
+  // A token's row stays until it expires (it may be used until then), then goes: zero days past its expiry.
+  const tokenSweep = createRetentionSweep({
+    rows: 'expired sign-in tokens',
+    deleteBefore: auth.deleteTokensExpiredBefore,
+    clock,
+    retentionDays: 0,
+    log,
+  });
   const eventRetention = [
     createRetentionSweep({ rows: 'events', deleteBefore: events.deleteBefore, clock, retentionDays: config.eventRetentionDays, log }),
     createRetentionSweep({
@@ -385,6 +393,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     auditRetention,
     mailRetention,
     eventRetention,
+    tokenSweep,
     orphanSweeper,
     services: {
       apiKeys,
@@ -434,6 +443,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       auditRetention.start();
       mailRetention.start();
       for (const sweep of eventRetention) sweep.start();
+      tokenSweep.start();
       idempotency.start();
       sessions.startSweeper();
     },
@@ -450,6 +460,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await auditRetention.stop();
       await mailRetention.stop();
       for (const sweep of eventRetention) await sweep.stop();
+      await tokenSweep.stop();
       await idempotency.stop();
       await sessions.stopSweeper();
       await blobs.close();

@@ -291,3 +291,24 @@ test('the CLI prints a setup link and a one-time sign-in link that work', async 
   assert.equal(badRole.code, 1);
   assert.match(badRole.stderr, /--role must be one of/);
 });
+
+test('expired sign-in, reset, sign-up and setup links are deleted by the hourly token sweep; live ones stay', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now, env: { SIGNUP: 'open' } });
+  const tokens = () => app.runtime.database.db.selectFrom('sign_in_tokens').select('purpose').execute();
+  for (let n = 0; n < 3; n++) {
+    assert.equal((await createSessionClient(app.url).post('/api/auth/sign-up', { email: `stranger${n}@example.com` })).status, 202);
+  }
+  await app.runtime.services.auth.setupLink();
+  assert.equal((await tokens()).length, 4);
+  assert.equal(await app.runtime.tokenSweep.sweep(), 0, 'none has expired');
+
+  now += 2 * 86_400_000;
+  await app.runtime.services.auth.setupLink();
+  assert.equal(await app.runtime.tokenSweep.sweep(), 4);
+  assert.deepEqual(
+    (await tokens()).map((token) => token.purpose),
+    ['setup'],
+    'the one made since stays',
+  );
+});

@@ -17,7 +17,7 @@ import { normalizeEmail, type UsersService } from '../users/users.service.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import {
   consumeSignInToken,
-  deleteSpentSignInTokens,
+  deleteExpiredSignInTokens,
   findUsableSignInToken,
   insertSignInToken,
   spendLiveSignInTokens,
@@ -535,7 +535,8 @@ export function createAuthService(deps: {
       return this.me({ ...identity, ip });
     },
 
-    sweepTokens: () => deleteSpentSignInTokens(db, clock()),
+    /** For the token sweep: setup, sign-up, sign-in and reset links that expired before `before`. */
+    deleteTokensExpiredBefore: (before: number, limit: number) => deleteExpiredSignInTokens(db, before, limit),
   };
 }
 

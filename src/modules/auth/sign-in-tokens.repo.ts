@@ -72,6 +72,9 @@ export function findUsableSignInToken(db: Executor, tokenHash: string, purpose: 
     .executeTakeFirst();
 }
 
-export async function deleteSpentSignInTokens(db: Executor, now: number): Promise<void> {
-  await db.deleteFrom('sign_in_tokens').where('expires_at', '<', now).execute();
+/** Deletes up to `limit` tokens that expired before `before`; answers how many went. */
+export async function deleteExpiredSignInTokens(db: Executor, before: number, limit: number): Promise<number> {
+  const expired = db.selectFrom('sign_in_tokens').select('token_hash').where('expires_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('sign_in_tokens').where('token_hash', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
