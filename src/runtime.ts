@@ -364,6 +364,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   });
   const eventRetention = [
     createRetentionSweep({ rows: 'events', deleteBefore: events.deleteBefore, clock, retentionDays: config.eventRetentionDays, log }),
+    createRetentionSweep({ rows: 'page reads', deleteBefore: visits.deletePageViewsBefore, clock, retentionDays: config.eventRetentionDays, log }),
     createRetentionSweep({
       rows: 'webhook deliveries',
       deleteBefore: webhooks.deleteDeliveriesBefore,

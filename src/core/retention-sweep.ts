@@ -47,6 +47,7 @@ export function createRetentionSweep(deps: {
   }
 
   return {
+    rows,
     sweep,
     ...scheduledJob(sweep, deps.intervalMs ?? 3_600_000, (err) => log[failureLevel(err)]({ err }, `${rows} retention sweep failed`)),
   };

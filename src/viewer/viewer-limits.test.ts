@@ -61,6 +61,13 @@ test('a view reports no more reading time than twice what it has lasted, plus a 
       [3, 300],
     ],
   );
+
+  // Each report is kept EVENT_RETENTION_DAYS (90); the link's totals stay.
+  now += 91 * 86_400_000;
+  const pageReads = app.runtime.eventRetention.find((sweep) => sweep.rows === 'page reads')!;
+  assert.equal(await pageReads.sweep(), 3);
+  assert.deepEqual(await app.runtime.database.db.selectFrom('page_views').select('id').execute(), []);
+  assert.equal(await reported(), 60 + 1200);
 });
 
 test('reading time counts from when the view began, not from the gate the visitor waited at', async (t) => {

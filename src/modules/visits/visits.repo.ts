@@ -129,6 +129,13 @@ export async function insertPageView(db: Executor, view: { visitId: number; page
   await db.insertInto('page_views').values({ visit_id: view.visitId, page: view.page, seconds: view.seconds, created_at: view.now }).execute();
 }
 
+/** Deletes up to `limit` page reads reported before `before`; answers how many went. */
+export async function deletePageViewsBefore(db: Executor, before: number, limit: number): Promise<number> {
+  const ids = db.selectFrom('page_views').select('id').where('created_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('page_views').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /**
  * Deletes up to `limit` visits whose gate window closed before `before` without a view
  * session. Visits that reached a session are the link's analytics and stay.

@@ -17,7 +17,7 @@ import { documentView, type DocumentView } from '../documents/document-view.js';
 import { isEmail } from '../links/link-settings.js';
 import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
-import { addReportedSeconds, findLiveVisit, insertPageView, insertVisit, startSession, updateVisit } from './visits.repo.js';
+import { addReportedSeconds, deletePageViewsBefore, findLiveVisit, insertPageView, insertVisit, startSession, updateVisit } from './visits.repo.js';
 import type { ViewTallies } from './view-tallies.js';
 import type { Visitor, VisitorSession } from './visitor.js';
 
@@ -372,6 +372,9 @@ export function createVisitsService(deps: {
   }
 
   return {
+    /** For the retention sweep: each report of time on a page, whose sums the tallies keep. */
+    deletePageViewsBefore: (before: number, limit: number) => deletePageViewsBefore(db, before, limit),
+
     /** Where the visitor stands, changing nothing: the link and room rows, for other services. */
     async inspect(linkId: string, visitor: Visitor): Promise<Inspection> {
       const { link, room, state } = await look(linkId, visitor);
