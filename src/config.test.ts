@@ -121,3 +121,22 @@ test('WEBHOOK_CA_FILE must be a readable file of PEM certificates', async (t) =>
     'holds a certificate that cannot be read (number 2 of 2)',
   );
 });
+
+test('MASTER_KEY: 64 hex characters or the base64 of 32 bytes, read strictly; stray characters are refused, not skipped', () => {
+  const key = Buffer.alloc(32, 7);
+  assert.deepEqual(loadConfig({ MASTER_KEY: key.toString('hex') }).masterKey, key);
+  assert.deepEqual(loadConfig({ MASTER_KEY: key.toString('base64') }).masterKey, key);
+  assert.deepEqual(
+    loadConfig({ MASTER_KEY: ` ${key.toString('base64').replace(/=$/, '')}\n` }).masterKey,
+    key,
+    'padding optional, spaces around trimmed',
+  );
+  for (const bad of [
+    `${key.toString('base64')}!!!!`,
+    key.toString('base64url').replace(/=$/, '').replace(/.$/, '-'),
+    key.toString('hex').slice(1),
+    'short',
+  ]) {
+    assert.equal(refusal({ MASTER_KEY: bad }), 'MASTER_KEY must be 32 bytes written as 64 hex characters or base64', bad);
+  }
+});

@@ -252,11 +252,11 @@ function storageConfig(env: Env, dataDir: string): StorageConfig {
 function masterKey(env: Env): Buffer | undefined {
   const raw = env.MASTER_KEY;
   if (raw === undefined || raw === '') return undefined;
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) {
-    throw new ConfigError('MASTER_KEY must be 32 bytes written as 64 hex characters or base64');
-  }
-  return key;
+  const text = raw.trim();
+  // Strictly: Node's base64 decoder skips what it cannot read, so a key with stray characters would pass as another key.
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) return Buffer.from(text, 'base64');
+  throw new ConfigError('MASTER_KEY must be 32 bytes written as 64 hex characters or base64');
 }
 
 /**
