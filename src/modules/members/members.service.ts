@@ -34,6 +34,11 @@ export function createMembersService(deps: {
     if ((await countOwners(trx, accountId)) <= 1) throw unprocessable('An account keeps at least one owner: make someone else owner first');
   }
 
+  async function roleIn(userId: number, accountId: number, executor: Executor = db): Promise<Role | null> {
+    const row = await findMembership(executor, userId, accountId);
+    return row ? roleOf(row.role) : null;
+  }
+
   /**
    * The role the principal acts with, read under the account's lock: a request authenticated before
    * its person (a key's maker) was demoted or removed acts with what they hold now, not what they held.
@@ -42,9 +47,8 @@ export function createMembersService(deps: {
   async function actingRole(trx: Executor, principal: Principal): Promise<Role> {
     const person = await apiKeys.personBehind(principal, trx);
     if (person === null) return principal.role;
-    const row = await findMembership(trx, person, principal.accountId);
-    if (!row) throw forbidden('You are no longer a member of this account');
-    const role = roleOf(row.role);
+    const role = await roleIn(person, principal.accountId, trx);
+    if (!role) throw forbidden('You are no longer a member of this account');
     assertMayAct(role, 'members');
     return role;
   }
@@ -58,10 +62,7 @@ export function createMembersService(deps: {
       return role;
     },
 
-    async roleIn(userId: number, accountId: number, executor: Executor = db): Promise<Role | null> {
-      const row = await findMembership(executor, userId, accountId);
-      return row ? roleOf(row.role) : null;
-    },
+    roleIn,
 
     async accountsOf(userId: number, executor: Executor = db) {
       const rows = await listAccountsOf(executor, userId);
@@ -85,7 +86,7 @@ export function createMembersService(deps: {
       const result = await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, principal.accountId);
         const acting = await actingRole(trx, principal);
-        const current = await this.roleIn(userId, principal.accountId, trx);
+        const current = await roleIn(userId, principal.accountId, trx);
         if (!current) throw notFound(`Member ${userId}`);
         if (current === role) return current;
         if (current === 'owner' || role === 'owner') assertMayAct(acting, 'owners');
@@ -108,7 +109,7 @@ export function createMembersService(deps: {
       await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, principal.accountId);
         const acting = await actingRole(trx, principal);
-        const current = await this.roleIn(userId, principal.accountId, trx);
+        const current = await roleIn(userId, principal.accountId, trx);
         if (!current) throw notFound(`Member ${userId}`);
         if (current === 'owner') assertMayAct(acting, 'owners');
         await assertOwnerRemains(trx, principal.accountId, current);
