@@ -7,8 +7,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { assertSameOrigin, guardApi } from './core/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, routeNotFound } from './core/error-handler.js';
 import { registerMetrics } from './core/metrics.js';
+import { acceptMethodAliases } from './core/method-aliases.js';
 import { withUniqueOperationIds } from './core/openapi.js';
-import { refuseNulInJson, schemaCompilers } from './core/validation.js';
+import { refuseNulInJson, refuseNulInUrl, schemaCompilers } from './core/validation.js';
 import { ownerSessionCookie } from './core/web/owner-session-cookie.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { oidcRoutes } from './modules/auth/oidc.routes.js';
@@ -84,6 +85,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.removeContentTypeParser('application/json');
   refuseNulInJson(app);
+  refuseNulInUrl(app);
   registerErrorHandling(app);
   if (config.metricsToken && runtime.metrics) registerMetrics(app, config.metricsToken, runtime.metrics);
   // Nothing we serve is meant to be sniffed into another type (uploaded HTML stays inert). The
@@ -153,6 +155,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      api.addHook('onRoute', acceptMethodAliases);
       api.addHook(
         'onRequest',
         guardApi({

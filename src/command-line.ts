@@ -187,8 +187,25 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+/** What the operator can do about a file system refusal, by its code; others keep their stack trace. */
+const FILE_SYSTEM_REFUSALS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'part of that path is a file, not a folder',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space is left on the device',
+};
+
+function fileSystemRefusal(error: unknown): string | undefined {
+  const { code, path: file } = error as NodeJS.ErrnoException;
+  const reason = code === undefined ? undefined : FILE_SYSTEM_REFUSALS[code];
+  if (reason === undefined || file === undefined) return undefined;
+  return `cannot use ${file}: ${reason}; DATA_DIR (${dataDirOf(process.env)}) must be a folder that the user running linkvault may write`;
+}
+
 run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) console.error(`linkvault: ${error.message}\n${USAGE}`);
+  else if (fileSystemRefusal(error)) console.error(`linkvault: ${fileSystemRefusal(error)}`);
   else if (error instanceof ConfigError || error instanceof AppError || error instanceof CommandError) console.error(`linkvault: ${error.message}`);
   else if (error instanceof DatabaseUnreachableError)
     console.error(`linkvault: ${error.message}; check DATABASE_URL and that PostgreSQL runs and is reachable from here`);

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
+import { octal, openToGroupOrOthers } from './db/owner-only.js';
 import { promClient } from './core/metrics.js';
 import { memoryWindowCounter, redisWindowCounter, type WindowCounter } from './core/rate-limit.js';
 import { LOG_REDACTION, requestLogView } from './core/request-log.js';
@@ -69,6 +70,21 @@ import { createOfficeConverter } from './infra/convert/office-converter.js';
 import { findSoffice } from './infra/convert/locate-soffice.js';
 
 /**
+ * DATA_DIR (the master key, the SQLite database) and a local blob folder (its folders are named
+ * after links) are made owner-only; one an earlier release or the operator left open to group or
+ * others is told, not changed: it may be a folder the operator shares on purpose.
+ */
+function warnOfOpenFolders(config: Config, log: FastifyBaseLogger): void {
+  const folders = [config.dataDir, ...(config.storage.kind === 'local' ? [config.storage.dir] : [])];
+  const open = openToGroupOrOthers(folders, 'folder');
+  if (open.length === 0) return;
+  log.warn(
+    { folders: open.map(({ file, mode }) => ({ folder: file, mode: octal(mode) })) },
+    'a data folder can be listed by group or others, who would learn link ids from it: chmod 700 it',
+  );
+}
+
+/**
  * Everything the app runs on, built once from the configuration: connections first,
  * then the services over them. buildApp() takes this; the CLI uses the services directly.
  */
@@ -79,6 +95,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     redact: LOG_REDACTION,
     serializers: { req: requestLogView },
   });
+  warnOfOpenFolders(config, log);
   const database: DatabaseHandle = openDatabase(config.database, {
     onConnectionLost: (err) => log.warn({ err }, 'the database closed an idle connection; the next query opens a new one'),
     log,
@@ -140,6 +157,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const stripe = await createStripeClient(config);
   const stripeConnect = createStripeConnect({ db, clock, stripe, publicUrl: config.publicUrl, masterKey, accounts: accountRecords, audit });
   const agreementPolicy = createAgreementPolicy(db);
+  const idempotency = createIdempotencyService({ db, clock, log });
   const links = createLinksService({
     db,
     clock,
@@ -149,14 +167,15 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     payments: stripeConnect,
     agreements: agreementPolicy,
     documents: createLinkDocuments({ db, blobs }),
+    idempotency,
   });
   const agreements = createAgreementsService({ db, clock, links, accounts: accountRecords, audit });
-  const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy });
-  const idempotency = createIdempotencyService({ db, clock, log });
+  const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy, idempotency });
   // What /metrics serves besides the HTTP series: the job runner's.
   const metrics = config.metricsToken ? new (promClient().Registry)() : undefined;
   // All background work that must not be lost (mail, event deliveries, documents) runs as jobs; kinds are registered as they are built.
-  const jobs = createJobRunner({ db, clock, log, registry: metrics });
+  // At shutdown, jobs get the grace requests get; then they are aborted (a conversion ends LibreOffice) and due again.
+  const jobs = createJobRunner({ db, clock, log, registry: metrics, stopTimeoutMs: config.shutdownGraceSeconds * 1000 });
   const converter = createOfficeConverter({
     // Without LibreOffice the converter reports itself unavailable and Office files stay downloads.
     sofficePath: findSoffice(config.sofficePath, process.env.PATH) ?? 'soffice-not-installed',
@@ -213,6 +232,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   jobs.register(MAIL_JOB, mailer.job);
   const notifications = createNotifications({
     db,
+    clock,
     mailer,
     viewerUrlFor: links.viewerUrlFor,
     mailBrandFor: branding.mailBrandFor,
@@ -258,7 +278,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       })
     : undefined;
   const otp = createOtpService({ db, clock, counter });
-  const accessRequestRecords = createAccessRequestRecords({ db });
+  const accessRequestRecords = createAccessRequestRecords({ db, clock });
   const blockList = createBlockListService({ db, clock, audit });
   const viewAlerts = createViewAlertsService({ db, clock, users, members, accounts: accountRecords, mail: notifications, audit, log });
   const visits = createVisitsService({
@@ -280,7 +300,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const pages = createPagesService({ db, reader, visits, links, renditions, registry: metrics });
   const accessRequests = createAccessRequestsService({ db, clock, links, notify: notifications, events, audit });
   const sharing = createSharingService({ links, notify: notifications, audit });
-  const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links });
+  const portals = createPortalsService({ db, clock, viewerBase: branding.viewerBase, links, idempotency });
   const portalAccess = createPortalAccessService({ db, clock, otp, visits, blockList, notify: notifications });
   const checkout = createCheckoutService({
     db,
@@ -305,6 +325,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     sellers: stripeConnect,
     notify: notifications,
     events,
+    log,
   });
   const analytics = createAnalyticsService({ db, clock, links, accessRequests: accessRequestRecords });
   jobs.register(
@@ -355,13 +376,16 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const auditRetention = createAuditRetention({ audit, clock, retentionDays: config.auditRetentionDays, log });
   const mailRetention = createMailRetention({ mailer, clock, retentionDays: config.mailRetentionDays, log });
   // A token's row stays until it expires (it may be used until then), then goes: zero days past its expiry.
-  const tokenSweep = createRetentionSweep({
-    rows: 'expired sign-in tokens',
-    deleteBefore: auth.deleteTokensExpiredBefore,
-    clock,
-    retentionDays: 0,
-    log,
-  });
+  const tokenSweeps = {
+    signIn: createRetentionSweep({ rows: 'expired sign-in tokens', deleteBefore: auth.deleteTokensExpiredBefore, clock, retentionDays: 0, log }),
+    download: createRetentionSweep({
+      rows: 'expired download tokens',
+      deleteBefore: downloads.deleteTokensExpiredBefore,
+      clock,
+      retentionDays: 0,
+      log,
+    }),
+  };
   const eventRetention = [
     createRetentionSweep({ rows: 'events', deleteBefore: events.deleteBefore, clock, retentionDays: config.eventRetentionDays, log }),
     createRetentionSweep({ rows: 'page reads', deleteBefore: visits.deletePageViewsBefore, clock, retentionDays: config.eventRetentionDays, log }),
@@ -394,7 +418,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     auditRetention,
     mailRetention,
     eventRetention,
-    tokenSweep,
+    tokenSweeps,
     orphanSweeper,
     services: {
       apiKeys,
@@ -444,12 +468,13 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       auditRetention.start();
       mailRetention.start();
       for (const sweep of eventRetention) sweep.start();
-      tokenSweep.start();
+      for (const sweep of Object.values(tokenSweeps)) sweep.start();
       idempotency.start();
       sessions.startSweeper();
     },
     async close() {
-      await keyUsage.stop();
+      // Its last write failing (the database gone) must not leave the rest running: the counts of a second are lost, said in the log.
+      await keyUsage.stop().catch((err: unknown) => log.error({ err }, 'could not write the last API key usage'));
       await expiryNotices.stop();
       await jobs.stop();
       await renditions.stop();
@@ -461,7 +486,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
       await auditRetention.stop();
       await mailRetention.stop();
       for (const sweep of eventRetention) await sweep.stop();
-      await tokenSweep.stop();
+      for (const sweep of Object.values(tokenSweeps)) await sweep.stop();
       await idempotency.stop();
       await sessions.stopSweeper();
       await blobs.close();

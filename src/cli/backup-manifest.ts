@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { makeOwnerOnlyFolder } from '../db/owner-only.js';
 import { masterKeyFingerprint } from '../infra/crypto/master-key.js';
 import { derivedKey } from '../infra/crypto/tokens.js';
+import { assertValidBlobKey } from '../infra/storage/blob-store.js';
 import { CommandError } from './command-error.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -112,7 +113,26 @@ export async function describeFile(folder: string, relative: string): Promise<Ba
 function isSafeEntry(relative: string): boolean {
   if (relative === DATABASE_FILE || relative === PG_DUMP_FILE || relative === KEY_FILE) return true;
   const segments = relative.split('/');
-  return segments[0] === BLOBS_DIR && segments.length > 1 && segments.every((segment) => segment !== '' && !segment.startsWith('.'));
+  if (segments[0] !== BLOBS_DIR || segments.length < 2) return false;
+  // A key the store refuses would stop the restore after its marker, and every rerun with it.
+  try {
+    assertValidBlobKey(segments.slice(1).join('/'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What restore reads besides the files, before the signature vouches for it (`--accept-unsigned`): shaped as written, or refused. */
+function hasSectionsRestoreReads(manifest: Manifest): boolean {
+  const { database, storage, masterKey } = manifest as Partial<Manifest>;
+  return (
+    (database?.kind === 'sqlite' || database?.kind === 'postgres') &&
+    Array.isArray(database.migrations) &&
+    database.migrations.every((name) => typeof name === 'string') &&
+    (storage?.kind === 'local' || storage?.kind === 's3') &&
+    typeof masterKey?.included === 'boolean'
+  );
 }
 
 /** Reads the manifest and checks that this linkvault reads its format; its signature and files are checked apart. */
@@ -130,6 +150,9 @@ export async function readManifest(folder: string): Promise<Manifest> {
   }
   if (manifest?.format !== FORMAT || !Array.isArray(manifest.files)) {
     throw new CommandError(`${path.join(folder, MANIFEST_FILE)} is not a linkvault backup manifest`);
+  }
+  if (!hasSectionsRestoreReads(manifest)) {
+    throw new CommandError(`${path.join(folder, MANIFEST_FILE)} lacks the database, storage or master key section of a backup manifest`);
   }
   if (manifest.formatVersion !== FORMAT_VERSION) {
     throw new CommandError(`this backup has format version ${manifest.formatVersion}; this linkvault reads version ${FORMAT_VERSION}`);

@@ -52,12 +52,13 @@ async function closeWithin(closable: { close(): Promise<void> } | undefined, wha
 
 /**
  * A check's answer, failed when one of `files` lets group or others in: the database and the
- * master key each hold, or open, every account's data. A failure of the check itself comes first.
+ * master key each hold, or open, every account's data, and the folders they and the blobs are in
+ * list them (blob folders are named after links). A failure of the check itself comes first.
  */
-function failWhenOpenToOthers([status, message]: [Status, string], open: readonly OpenFile[]): [Status, string] {
+function failWhenOpenToOthers([status, message]: [Status, string], open: readonly OpenFile[], fix = 'chmod 600'): [Status, string] {
   if (open.length === 0 || status === 'FAIL') return [status, message];
   const named = open.map(({ file, mode }) => `${file} (${octal(mode)})`).join(', ');
-  return ['FAIL', `${named} can be read by group or others: chmod 600 ${open.map(({ file }) => file).join(' ')}; ${message}`];
+  return ['FAIL', `${named} can be read by group or others: ${fix} ${open.map(({ file }) => file).join(' ')}; ${message}`];
 }
 
 async function checkDatabase(config: Config, report: (status: Status, message: string) => void): Promise<DatabaseHandle | undefined> {
@@ -148,7 +149,10 @@ async function checkStorage(config: Config, report: (status: Status, message: st
   }
   let result: [Status, string];
   try {
-    result = config.storage.kind === 'local' ? await lookAtBlobFolder(config.storage.dir) : await probeBucket(blobs, `s3://${config.storage.bucket}`);
+    result =
+      config.storage.kind === 'local'
+        ? failWhenOpenToOthers(await lookAtBlobFolder(config.storage.dir), openToGroupOrOthers([config.storage.dir], 'folder'), 'chmod 700')
+        : await probeBucket(blobs, `s3://${config.storage.bucket}`);
   } catch (error) {
     result = ['FAIL', reason(error)];
   }
@@ -274,7 +278,11 @@ export async function runChecks(env: Record<string, string | undefined>): Promis
     else record('migrations', ['warn', 'not checked: no database']);
     blobs = await checkStorage(config, (status, message) => record('storage', [status, message]));
     await guarded('master key', async () =>
-      failWhenOpenToOthers(await checkMasterKey(config, database, blobs), openToGroupOrOthers([path.join(config.dataDir, MASTER_KEY_FILE)])),
+      failWhenOpenToOthers(
+        failWhenOpenToOthers(await checkMasterKey(config, database, blobs), openToGroupOrOthers([path.join(config.dataDir, MASTER_KEY_FILE)])),
+        openToGroupOrOthers([config.dataDir], 'folder'),
+        'chmod 700',
+      ),
     );
   } finally {
     await closeWithin(blobs, 'the blob storage');

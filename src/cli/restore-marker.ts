@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { makeOwnerOnlyFolder, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../db/owner-only.js';
+import type { Config } from '../config.js';
 import { CommandError } from './command-error.js';
 
 /** In DATA_DIR from before a restore writes anything until it has restored everything. */
@@ -13,6 +14,32 @@ export interface RestoreMarker {
   startedAt: string;
   /** A master.key the operator put in DATA_DIR before the restore: a rerun keeps it, where it removes one the restore wrote. */
   keyFileWasThere: boolean;
+  /**
+   * The database and storage it wrote to (`restoreTargets`), which a rerun empties before restoring
+   * again: only these, never what DATABASE_URL and STORAGE_URL name by then. Absent in a marker cut short.
+   */
+  targets?: RestoreTargets;
+}
+
+/** A database and a blob storage, named without credentials. */
+export interface RestoreTargets {
+  database: string;
+  storage: string;
+}
+
+export function restoreTargets(config: Pick<Config, 'database' | 'storage'>): RestoreTargets {
+  const { database, storage } = config;
+  let databaseName: string;
+  if (database.kind === 'sqlite') databaseName = `sqlite:${path.resolve(database.file)}`;
+  else {
+    const url = new URL(database.url);
+    url.username = '';
+    url.password = '';
+    databaseName = url.href;
+  }
+  const storageName =
+    storage.kind === 'local' ? `file://${path.resolve(storage.dir)}` : `s3://${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}`;
+  return { database: databaseName, storage: storageName };
 }
 
 const markerFile = (dataDir: string) => path.join(dataDir, RESTORE_MARKER_FILE);
@@ -20,7 +47,10 @@ const markerFile = (dataDir: string) => path.join(dataDir, RESTORE_MARKER_FILE);
 export async function writeRestoreMarker(dataDir: string, marker: RestoreMarker): Promise<void> {
   await makeOwnerOnlyFolder(dataDir);
   await fsp.chmod(dataDir, OWNER_ONLY_FOLDER);
-  await fsp.writeFile(markerFile(dataDir), JSON.stringify(marker) + '\n', { mode: OWNER_ONLY_FILE });
+  // Whole or not at all: a marker cut short would name no targets, and no rerun could then undo the restore.
+  const partial = `${markerFile(dataDir)}.partial`;
+  await fsp.writeFile(partial, JSON.stringify(marker) + '\n', { mode: OWNER_ONLY_FILE, flush: true });
+  await fsp.rename(partial, markerFile(dataDir));
 }
 
 export const removeRestoreMarker = (dataDir: string) => fsp.rm(markerFile(dataDir), { force: true });

@@ -16,7 +16,14 @@ import { CommandError } from './command-error.js';
 import { entriesOf } from './folders.js';
 import { say, shout } from './output.js';
 import { checkPostgresDump, holdsRestoredDump, loadPostgresDump } from './restore-postgres.js';
-import { readRestoreMarker, removeRestoreMarker, RESTORE_MARKER_FILE, writeRestoreMarker, type RestoreMarker } from './restore-marker.js';
+import {
+  readRestoreMarker,
+  removeRestoreMarker,
+  RESTORE_MARKER_FILE,
+  restoreTargets,
+  writeRestoreMarker,
+  type RestoreMarker,
+} from './restore-marker.js';
 
 /**
  * Refuses unless DATA_DIR holds nothing (a master.key put there for the restore is allowed), the
@@ -25,7 +32,11 @@ import { readRestoreMarker, removeRestoreMarker, RESTORE_MARKER_FILE, writeResto
  * restore has been undone, DATA_DIR is not listed: its marker vouches that only the restore wrote there.
  */
 async function assertEmptyTargets(config: Config, resuming: boolean): Promise<void> {
-  const unexpected = ((await entriesOf(config.dataDir)) ?? []).filter((name) => name !== MASTER_KEY_FILE);
+  // An empty blob folder is what a store opened to check the storage left, when a restore was cut before its marker.
+  const local = config.storage.kind === 'local' && path.dirname(config.storage.dir) === config.dataDir ? config.storage.dir : undefined;
+  const emptyBlobFolder = local && ((await entriesOf(local)) ?? []).every((name) => name === '.tmp') ? path.basename(local) : undefined;
+  const expected = new Set([MASTER_KEY_FILE, `${RESTORE_MARKER_FILE}.partial`, emptyBlobFolder]);
+  const unexpected = ((await entriesOf(config.dataDir)) ?? []).filter((name) => !expected.has(name));
   if (!resuming && unexpected.length > 0) {
     throw new CommandError(
       `DATA_DIR ${config.dataDir} is not empty (it holds ${unexpected.slice(0, 3).join(', ')}): restore only into an empty DATA_DIR`,
@@ -114,9 +125,18 @@ async function assertSoundDatabase(from: string): Promise<void> {
 
 /**
  * Takes back what an interrupted restore wrote, which it found empty: every blob of the storage,
- * the SQLite files, and a master.key unless the operator had put it there.
+ * the SQLite files, and a master.key unless the operator had put it there. Only in the storage
+ * and database the marker names: a rerun configured for others is refused, or leaves them be.
  */
 async function undoInterruptedRestore(config: Config, marker: RestoreMarker): Promise<void> {
+  const now = restoreTargets(config);
+  // Emptying storage the interrupted restore never wrote to would wipe a live install.
+  if (marker.targets?.storage !== now.storage) {
+    throw new CommandError(
+      `${RESTORE_MARKER_FILE}: the interrupted restore wrote its blobs to ${marker.targets?.storage ?? 'a storage it did not record'}, ` +
+        `but STORAGE_URL now names ${now.storage}: run it again with the storage it wrote to. Nothing was changed.`,
+    );
+  }
   say(`${RESTORE_MARKER_FILE}: a restore started at ${marker.startedAt} was interrupted; removing what it wrote before restoring again`);
   const blobs = await createBlobStore(config.storage);
   try {
@@ -126,7 +146,8 @@ async function undoInterruptedRestore(config: Config, marker: RestoreMarker): Pr
   } finally {
     await blobs.close();
   }
-  if (config.database.kind === 'sqlite') {
+  // A database it did not write (the first run named another) is left as it is: the restore then refuses it unless it is empty.
+  if (config.database.kind === 'sqlite' && marker.targets.database === now.database) {
     for (const file of [...sqliteFiles(config.database.file), partialDatabaseFile(config.database.file)]) await fsp.rm(file, { force: true });
   }
   if (!marker.keyFileWasThere) await fsp.rm(path.join(config.dataDir, MASTER_KEY_FILE), { force: true });
@@ -171,6 +192,7 @@ export async function restore(config: Config, options: { from: string; acceptUns
       from,
       startedAt: new Date().toISOString(),
       keyFileWasThere: fs.existsSync(path.join(config.dataDir, MASTER_KEY_FILE)),
+      targets: restoreTargets(config),
     });
     const blobFiles = manifest.files.filter((file) => file.path.startsWith(`${BLOBS_DIR}/`));
     for (const file of blobFiles) {

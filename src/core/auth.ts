@@ -69,8 +69,8 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /** Per-caller fixed window: sets RateLimit-* headers on every answer, 429 over the limit. */
-function applyRateLimit({ count, resetAt }: WindowHit, reply: FastifyReply, perMinute: number, who: string): void {
-  const resetSeconds = Math.max(0, Math.ceil((resetAt - Date.now()) / 1000));
+function applyRateLimit({ count, resetInMs }: WindowHit, reply: FastifyReply, perMinute: number, who: string): void {
+  const resetSeconds = Math.max(0, Math.ceil(resetInMs / 1000));
   reply.header('ratelimit-limit', perMinute);
   reply.header('ratelimit-remaining', Math.max(0, perMinute - count));
   reply.header('ratelimit-reset', resetSeconds);

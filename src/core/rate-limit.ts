@@ -6,8 +6,8 @@ import { tooManyRequests } from './errors.js';
 export interface WindowHit {
   /** hits in the current window, this one included */
   count: number;
-  /** when the current window ends, epoch ms */
-  resetAt: number;
+  /** how long until the current window ends, in ms (a length, so that no caller mixes clocks) */
+  resetInMs: number;
 }
 
 /**
@@ -24,7 +24,7 @@ export interface WindowCounter {
 }
 
 export function memoryWindowCounter(now: () => number = Date.now): WindowCounter {
-  const windows = new Map<string, WindowHit>();
+  const windows = new Map<string, { count: number; resetAt: number }>();
   let lastSweep = now();
   return {
     async hit(key, windowMs) {
@@ -39,7 +39,7 @@ export function memoryWindowCounter(now: () => number = Date.now): WindowCounter
         windows.set(key, window);
       }
       window.count += 1;
-      return { ...window };
+      return { count: window.count, resetInMs: window.resetAt - at };
     },
     async release(key) {
       const window = windows.get(key);
@@ -64,54 +64,78 @@ local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
+/** After a Redis command fails, how long hits are counted here before one tries Redis again. */
+const REDIS_RETRY_MS = 5_000;
+
 /**
- * Counts in Redis so that replicas share the windows. While Redis cannot be reached (a command
- * fails, or the connection is down: ioredis reconnects by itself), each hit is counted in this
- * process instead, so the service keeps serving with limits per replica; one warning when that
- * starts and a note when Redis is back.
+ * Counts in Redis so that replicas share the windows. While Redis cannot be reached (the
+ * connection is down, and ioredis reconnects by itself, or a command failed: an error, or no
+ * answer within the command timeout), each hit is counted in this process instead, so the
+ * service keeps serving with limits per replica; one warning when that starts and a note when
+ * Redis is back. After a failed command only one hit every few seconds tries Redis again, and
+ * the first that succeeds shares the windows again: a Redis that hangs with its connection open
+ * costs one command timeout now and then, not one on every check.
  */
 export function redisWindowCounter(
   redis: Redis,
   prefix: string,
   log: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void },
   now: () => number = Date.now,
+  retryMs = REDIS_RETRY_MS,
 ): WindowCounter {
   const fallback = memoryWindowCounter(now);
   let away = false;
   let closed = false;
+  // Real time, not the app's clock: it paces tries of a real connection.
+  let retryAt = 0;
+  let retrying = false;
   const fellBack = (err?: unknown) => {
     if (closed) return;
     if (!away) log.warn({ err }, 'Redis is unreachable: rate limits are counted per process until it is back');
     away = true;
+    retryAt = Date.now() + retryMs;
   };
-  redis.on('ready', () => {
+  const cameBack = () => {
     if (away) log.info({}, 'Redis is back: rate limits are shared again');
     away = false;
-  });
+  };
+  redis.on('ready', cameBack);
   redis.on('end', () => fellBack());
   redis.on('reconnecting', () => fellBack());
   // Connection errors are retried by ioredis; an unhandled 'error' event would end the process.
   redis.on('error', (err: unknown) => fellBack(err));
 
+  /** Runs `command` on Redis if it may be tried now; undefined when it is not, or fails. */
+  async function onRedis<T>(command: () => Promise<T>): Promise<T | undefined> {
+    if (redis.status !== 'ready') {
+      fellBack();
+      return undefined;
+    }
+    const retry = away;
+    if (retry && (retrying || Date.now() < retryAt)) return undefined;
+    retrying ||= retry;
+    try {
+      const result = await command();
+      cameBack();
+      return result;
+    } catch (err) {
+      fellBack(err);
+      return undefined;
+    } finally {
+      if (retry) retrying = false;
+    }
+  }
+
   return {
     async hit(key, windowMs) {
-      if (redis.status === 'ready') {
-        try {
-          const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${key}`, windowMs)) as [number, number];
-          return { count, resetAt: now() + (ttl > 0 ? ttl : windowMs) };
-        } catch (err) {
-          fellBack(err);
-        }
-      } else fellBack();
-      return fallback.hit(key, windowMs);
+      const answer = await onRedis(() => redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${key}`, windowMs) as Promise<[number, number]>);
+      if (!answer) return fallback.hit(key, windowMs);
+      const [count, ttl] = answer;
+      return { count, resetInMs: ttl > 0 ? ttl : windowMs };
     },
     async release(key) {
-      if (redis.status !== 'ready') return fallback.release(key);
-      try {
-        await redis.eval(RELEASE_SCRIPT, 1, `${prefix}rl:${key}`);
-      } catch (err) {
-        fellBack(err);
-      }
+      const released = await onRedis(() => redis.eval(RELEASE_SCRIPT, 1, `${prefix}rl:${key}`));
+      if (released === undefined) await fallback.release(key);
     },
     get sharing() {
       return away || redis.status !== 'ready' ? 'per-process' : 'shared';
@@ -135,11 +159,11 @@ export interface LimitedWindow {
  * Takes a place in the window, or refuses with 429 and the seconds until it resets. `filled` runs
  * once per window: for the try that first finds it full.
  */
-export async function takePlace(counter: WindowCounter, now: number, window: LimitedWindow, filled?: () => Promise<void>): Promise<void> {
-  const { count, resetAt } = await counter.hit(window.key, window.windowMs);
+export async function takePlace(counter: WindowCounter, window: LimitedWindow, filled?: () => Promise<void>): Promise<void> {
+  const { count, resetInMs } = await counter.hit(window.key, window.windowMs);
   if (count <= window.limit) return;
   if (count === window.limit + 1) await filled?.();
-  throw tooManyRequests((resetAt - now) / 1000, window.message);
+  throw tooManyRequests(resetInMs / 1000, window.message);
 }
 
 /**
@@ -148,7 +172,7 @@ export async function takePlace(counter: WindowCounter, now: number, window: Lim
  */
 export function limitByClientIp(counter: WindowCounter, scope: string, perMinute: number, message: string): onRequestAsyncHookHandler {
   return async (request) => {
-    const { count, resetAt } = await counter.hit(`${scope}:${clientNetworkOf(request.ip)}`, 60_000);
-    if (count > perMinute) throw tooManyRequests((resetAt - Date.now()) / 1000, message);
+    const { count, resetInMs } = await counter.hit(`${scope}:${clientNetworkOf(request.ip)}`, 60_000);
+    if (count > perMinute) throw tooManyRequests(resetInMs / 1000, message);
   };
 }

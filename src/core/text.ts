@@ -1,3 +1,5 @@
+import { unprocessable } from './errors.js';
+
 /**
  * Characters that reorder what follows them on screen (U+202E shows "Invoice\u202Efdp.js" as
  * "Invoicesj.pdf"), and the byte-order mark: no name a person types needs them, and they make
@@ -15,3 +17,17 @@ export const plainLine = (text: string) =>
     .replace(/\p{Cc}/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+
+/** Characters that show nothing on their own: a name made only of these is no name. */
+const INVISIBLE = /[\s\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * The name of a record as typed (a data room, portal, template, agreement): kept as `plainLine`
+ * keeps it, since it reaches visitors' pages, mails and chat messages; 422 naming `what` when
+ * nothing of it shows, or it is longer than `max`.
+ */
+export function recordName(typed: string, what: string, max = 200): string {
+  const name = plainLine(typed);
+  if (name.replace(INVISIBLE, '') === '' || name.length > max) throw unprocessable(`${what} must be 1 to ${max} characters, not only spaces`);
+  return name;
+}

@@ -136,6 +136,18 @@ function holdsNul(value: unknown): boolean {
 }
 
 /**
+ * Query strings and path parameters holding U+0000 (`%00`) are refused like JSON bodies: SQLite
+ * cuts a LIKE pattern at it (`?q=%00` matched every name) where PostgreSQL refuses the text.
+ */
+export function refuseNulInUrl(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.raw.url?.includes('%00') && (holdsNul(request.query) || holdsNul(request.params))) {
+      throw badRequest('Text in the request must not contain the NUL character (U+0000)');
+    }
+  });
+}
+
+/**
  * JSON bodies through Fastify's own parser (its prototype-poisoning checks included), refusing
  * text with U+0000: PostgreSQL cannot store it in a text column and SQLite would, so it is a
  * 400 on both rather than a 500 on one.

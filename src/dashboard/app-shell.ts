@@ -5,7 +5,7 @@ import type { Brand } from '../modules/branding/brand.js';
 import { dashboardBundle, type DashboardAsset, type DashboardBundle } from './app-bundle.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const HEX_COLOUR = /^#[0-9a-f]{6}$/i;
+const HEX_COLOUR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9_-]+\\.(js|css)$', maxLength: 100 }) });
 
 /**

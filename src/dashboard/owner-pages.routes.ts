@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cookieValue, type Identity } from '../core/auth.js';
 import type { Role } from '../core/permissions.js';
+import { dashboardPath, nextQuery } from '../core/web/dashboard-path.js';
 import type { AuthService } from '../modules/auth/auth.service.js';
 import { DEFAULT_BRAND, type Brand, type BrandProvider } from '../modules/branding/brand.js';
 import type { SessionsService } from '../modules/sessions/sessions.service.js';
@@ -29,8 +30,16 @@ export interface OwnerPagesDeps {
 
 const LinkToken = Type.String({ minLength: 1, maxLength: 200 });
 const TokenQuery = Type.Object({ token: Type.Optional(LinkToken) });
+/** The dashboard screen to go on to once signed in (`dashboardPath`). */
+const Next = Type.Optional(Type.String({ maxLength: 2000 }));
+const SignInLinkQuery = Type.Object({ token: Type.Optional(LinkToken), next: Next });
 const SetupQuery = Type.Object({ token: Type.Optional(LinkToken), signup: Type.Optional(LinkToken) });
-const SignInQuery = Type.Object({ error: Type.Optional(Type.String({ maxLength: 100 })) });
+const SignInQuery = Type.Object({
+  error: Type.Optional(Type.String({ maxLength: 100 })),
+  next: Next,
+  /** `1` when the dashboard sent the person back because their session had ended. */
+  ended: Type.Optional(Type.String({ maxLength: 10 })),
+});
 const InviteParams = Type.Object({ token: LinkToken });
 /** A malformed query or path (a cut or doubled link) is answered by the page, as a link that cannot be used. */
 const pageSchema = <S extends object>(schema: S) => ({ schema: { hide: true, ...schema }, attachValidation: true });
@@ -104,18 +113,23 @@ export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async
   }
 
   app.get('/sign-in', pageSchema({ querystring: SignInQuery }), async (request, reply) => {
-    if (await signedIn(request)) return reply.redirect('/app', 303);
-    const code = request.validationError ? '' : request.query.error;
+    const query = request.validationError ? {} : request.query;
+    const next = dashboardPath(query.next);
+    if (await signedIn(request)) return reply.redirect(next, 303);
+    const code = request.validationError ? '' : query.error;
     const error = code === undefined ? null : Object.hasOwn(SIGN_IN_ERRORS, code) ? SIGN_IN_ERRORS[code] : SIGN_IN_FAILED;
-    const data = { error, singleSignOn, signupOpen: signup === 'open', passwordMax: PASSWORD_MAX };
+    const notice = query.ended === '1' ? 'Your session has ended. Sign in again to go on where you were.' : null;
+    const data = { error, notice, next, nextQuery: nextQuery(next), singleSignOn, signupOpen: signup === 'open', passwordMax: PASSWORD_MAX };
     return sendOwnerPage(reply, { template: 'sign-in', title: 'Sign in', brand: await brandAt(request), data });
   });
 
   // With a token, a button that spends it: mail scanners follow links, and must not sign anyone in.
-  app.get('/sign-in/link', pageSchema({ querystring: TokenQuery }), async (request, reply) => {
-    const token = request.validationError ? undefined : request.query.token;
-    const title = token ? 'Finish signing in' : 'Email me a sign-in link';
-    return sendOwnerPage(reply, { template: 'sign-in-link', title, brand: await brandAt(request), data: { token } });
+  app.get('/sign-in/link', pageSchema({ querystring: SignInLinkQuery }), async (request, reply) => {
+    const query = request.validationError ? {} : request.query;
+    const next = dashboardPath(query.next);
+    const title = query.token ? 'Finish signing in' : 'Email me a sign-in link';
+    const data = { token: query.token, next, nextQuery: nextQuery(next) };
+    return sendOwnerPage(reply, { template: 'sign-in-link', title, brand: await brandAt(request), data });
   });
 
   app.get('/sign-up', { schema: { hide: true } }, async (request, reply) => {
@@ -165,7 +179,8 @@ export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async
   // The dashboard: its shell for /app and every path under it, whose router in the browser takes over.
   const dashboard = async (request: FastifyRequest, reply: FastifyReply) => {
     const identity = await signedIn(request);
-    if (!identity) return reply.redirect('/sign-in', 303);
+    // Signed out: to sign-in, and from there back to the screen asked for.
+    if (!identity) return reply.redirect(request.url === '/app' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(request.url)}`, 303);
     return sendDashboardShell(reply, await brandFor(identity.accountId));
   };
   app.get('/app', { schema: { hide: true } }, dashboard);

@@ -4,8 +4,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type Dialect, type SqliteDatabase } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
-import { migrationProvider } from './migrations/index.js';
+import { ConfigError, type DatabaseConfig } from '../config.js';
+import { migrationNames, migrationProvider } from './migrations/index.js';
 import { createPrecompile, type Precompile } from './precompiled.js';
 import type { Database } from './types.js';
 import { DatabaseUnreachableError } from './executor.js';
@@ -261,6 +261,14 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     precompile: createPrecompile(db, sqlite),
     migrator,
     async migrate() {
+      // Kysely calls a database of a newer release "corrupted": an operator rolling back needs to hear what it is.
+      const known = new Set(migrationNames());
+      const newer = (await recordedMigrations(db, config.kind)).filter((name) => !known.has(name));
+      if (newer.length > 0) {
+        throw new ConfigError(
+          `the database records migration ${newer.join(', ')}, which this linkvault (latest migration ${[...known].at(-1)}) does not know: it was used by a newer release; run that release or a later one`,
+        );
+      }
       const { error, results } = await unhurried(async (on) => (await migrator(on)).migrateToLatest());
       const failed = results?.find((result) => result.status === 'Error');
       if (error) {

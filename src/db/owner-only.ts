@@ -15,13 +15,16 @@ export interface OpenFile {
 
 export const octal = (mode: number) => `0${mode.toString(8)}`;
 
+/** What a path is expected to be: anything else there (a folder where a file was expected) is left for its opening to report. */
+type Kind = 'file' | 'folder';
+
 /**
- * Those of `files` that group or others may use (read, write or run). Only regular files count:
- * a missing path is not open, and a folder where a file was expected is left for its opening to report.
+ * Those of `files` that group or others may use (read, write or run; list or enter, for folders).
+ * Only paths of `kind` count: a missing path is not open.
  */
-export function openToGroupOrOthers(files: readonly string[]): OpenFile[] {
+export function openToGroupOrOthers(files: readonly string[], kind: Kind = 'file'): OpenFile[] {
   return files.flatMap((file) => {
-    const mode = modeOf(file);
+    const mode = modeOf(file, kind);
     return mode !== undefined && (mode & GROUP_OR_OTHERS) !== 0 ? [{ file, mode }] : [];
   });
 }
@@ -30,10 +33,10 @@ export function openToGroupOrOthers(files: readonly string[]): OpenFile[] {
  * Takes group's and others' access away from those of `files` that have it; answers those narrowed,
  * with the mode each had, and those left as they were because this process does not own them.
  */
-export function narrowToOwner(files: readonly string[]): { narrowed: OpenFile[]; notOwned: OpenFile[] } {
+export function narrowToOwner(files: readonly string[], kind: Kind = 'file'): { narrowed: OpenFile[]; notOwned: OpenFile[] } {
   const narrowed: OpenFile[] = [];
   const notOwned: OpenFile[] = [];
-  for (const open of openToGroupOrOthers(files)) {
+  for (const open of openToGroupOrOthers(files, kind)) {
     try {
       fs.chmodSync(open.file, open.mode & ~GROUP_OR_OTHERS);
       narrowed.push(open);
@@ -54,13 +57,14 @@ export function createOwnerOnlyFile(file: string): void {
   }
 }
 
-/** The permission bits of `file` when it is a regular file (or a link to one). */
-function modeOf(file: string): number | undefined {
+/** The permission bits of `file` when it is of `kind` (or a link to one). */
+function modeOf(file: string, kind: Kind): number | undefined {
   try {
     const stats = fs.statSync(file);
-    return stats.isFile() ? stats.mode & 0o777 : undefined;
+    return (kind === 'file' ? stats.isFile() : stats.isDirectory()) ? stats.mode & 0o777 : undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Not there, or under something that is not a folder: nothing to be open (its opening reports it).
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw error;
   }
 }

@@ -100,6 +100,8 @@ export interface DownloadTokensTable {
   created_at: number;
   /** 1 when a buyer paid for it: it keeps working while the file exists */
   purchased: Generated<number>;
+  /** a receipt's token: the purchase (by its checkout session's hash) whose downloads it spends, not uses of its own (0040) */
+  checkout_session_hash: string | null;
 }
 
 export interface VisitsTable {
@@ -124,6 +126,8 @@ export interface VisitsTable {
   reported_seconds: Generated<number>;
   /** the stamp of the link password this visit passed (0036); null: none passed */
   password_stamp: string | null;
+  /** SHA-256 of the cookie of the client portal session that began it: that session's next opening takes it up again (0041) */
+  portal_session_hash: string | null;
 }
 
 export interface OtpCodesTable {
@@ -304,6 +308,10 @@ export interface PurchasesTable {
   downloads_left: number;
   expires_at: number;
   created_at: number;
+  /** when Stripe's webhook sent its receipt, token and event; null until then (0038) */
+  fulfilled_at: number | null;
+  /** the Stripe PaymentIntent that paid it, whose refund or dispute ends its downloads (0040) */
+  payment_intent: string | null;
 }
 
 export interface StripeEventsTable {
@@ -555,6 +563,8 @@ export interface UsersTable {
   totp_secret: string | null;
   /** set once a code from the secret was confirmed: two-factor is on */
   totp_confirmed_at: number | null;
+  /** the time step of the last authenticator code accepted, so that none is accepted twice (0039) */
+  totp_last_step: number | null;
   created_at: number;
   last_sign_in_at: number | null;
   disabled_at: number | null;

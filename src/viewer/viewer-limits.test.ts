@@ -70,6 +70,23 @@ test('a view reports no more reading time than twice what it has lasted, plus a 
   assert.equal(await reported(), 60 + 1200);
 });
 
+test('a long read of one page in one report is kept, up to what the view has lasted', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await pagedLink(http, 3);
+  assert.equal((await http.patch(`/api/links/${id}`, { viewSessionTtlSeconds: 14_400 })).status, 200);
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${id}`);
+  now += 2 * 3_600_000;
+  assert.equal(
+    (await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 7200 })).status,
+    204,
+    'two hours on page 1, reported when the tab is hidden',
+  );
+  assert.equal((await http.get(`/api/links/${id}/analytics`)).body.totalSeconds, 7200);
+});
+
 test('reading time counts from when the view began, not from the gate the visitor waited at', async (t) => {
   let now = Date.now();
   const app = await startApp(t, { clock: () => now });

@@ -96,8 +96,19 @@ function lockLabel(gates: Gate[]): string | null {
 /** The apps that fetch a shared address to draw its card: they get the card, and open no view. */
 const LINK_PREVIEW_AGENTS =
   /Slackbot|Slack-ImgProxy|facebookexternalhit|Facebot|Twitterbot|LinkedInBot|WhatsApp|TelegramBot|Discordbot|SkypeUriPreview|MicrosoftPreview|Iframely|redditbot|Applebot/i;
+/** Crawlers and programs that say what they are (Googlebot, bingbot, Google Chat's renderer, Mastodon, curl): no person reads there. */
+const AUTOMATED_AGENTS = /bot\b|bot\/|crawler|spider|Mastodon|Google-PageRenderer|curl\/|Wget\/|python-requests|Go-http-client|okhttp/i;
 
-const isLinkPreviewAgent = (request: FastifyRequest) => LINK_PREVIEW_AGENTS.test(request.headers['user-agent'] ?? '');
+/**
+ * A fetch that is not a person opening the link, which gets the card like an unfurling app: those
+ * apps, crawlers, programs that name themselves, a request naming no agent, and a browser's
+ * prefetch of an address it may never show (`Sec-Purpose: prefetch`, `Purpose: prefetch`).
+ */
+function isUnattendedFetch(request: FastifyRequest): boolean {
+  const agent = request.headers['user-agent'] ?? '';
+  const purpose = `${request.headers['sec-purpose'] ?? ''} ${request.headers.purpose ?? ''}`;
+  return agent.trim() === '' || LINK_PREVIEW_AGENTS.test(agent) || AUTOMATED_AGENTS.test(agent) || /\bprefetch\b/i.test(purpose);
+}
 
 function sizeLabel(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -276,8 +287,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
       if (pathNamesNothing(request)) return renderNotFound(reply);
       const place = placeOf(request.params);
       const visitor = await visitorAt(request, place);
-      // HEAD (a link checker, a mail scanner) gets what an unfurling app gets: opening the view would count it, and spend a view cap.
-      if (request.method === 'HEAD' || isLinkPreviewAgent(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
+      // HEAD (a link checker) and fetches no person asked for get what an unfurling app gets: opening the view would count it, and spend a view cap.
+      if (request.method === 'HEAD' || isUnattendedFetch(request)) return renderCard(reply, place, await visits.page(place.linkId, visitor));
       // A refusal while the visit begins shows the page as it now stands (the link deleted meanwhile), or says to wait.
       const entered = await visits.enter(place.linkId, visitor, { checkoutSessionId: request.query.session_id }).catch(async (error) => {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -389,7 +400,9 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   for (const url of onLinkAndInRoom('/download')) {
     app.get(url, { onRequest: [refuseHeadOfSpendingDownload, limitCopies], schema: { hide: true, params: PlaceParams } }, async (request, reply) => {
       const place = placeOf(request.params);
-      return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place)));
+      const { range } = request.headers;
+      const continuing = typeof range === 'string' && !/^bytes=0-/.test(range.trim());
+      return sendContent(request, reply, await documents.downloadFor(place.linkId, await visitorAt(request, place), { continuing }));
     });
   }
 
@@ -429,6 +442,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
   }
 
   const PageParams = Type.Object({ ...PlaceParams.properties, page: Type.Integer({ minimum: 1, maximum: 100_000 }) });
+  /** The version the viewer's list named (`?v=`): a page of another one would be mixed into it. */
+  const PageQuery = Type.Object({ v: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true });
 
   /** A page image (or its thumbnail): stamped for this visit when the link watermarks; 404 past a preview. */
   for (const [suffix, kind] of [
@@ -436,9 +451,10 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     ['/pages/:page/thumbnail', 'thumbnail'],
   ] as const) {
     for (const url of onLinkAndInRoom(suffix)) {
-      app.get(url, { schema: { hide: true, params: PageParams } }, async (request, reply) => {
+      app.get(url, { schema: { hide: true, params: PageParams, querystring: PageQuery } }, async (request, reply) => {
         const place = placeOf(request.params);
-        const image = await pages.pageImageFor(place.linkId, await visitorAt(request, place), request.params.page, kind);
+        const { page } = request.params;
+        const image = await pages.pageImageFor(place.linkId, await visitorAt(request, place), page, kind, request.query.v);
         return reply.type(image.mime).header('cache-control', 'private, no-store').header('content-disposition', 'inline').send(image.bytes);
       });
     }
@@ -460,7 +476,8 @@ export const viewerRoutes: FastifyPluginAsyncTypebox<ViewerDeps> = async (app, d
     });
   }
 
-  const TrackBody = Type.Object({ page: Type.Integer({ minimum: 1, maximum: 100_000 }), seconds: Type.Integer({ minimum: 1, maximum: 3600 }) });
+  // Up to the longest view session: one beacon may carry a long read of one page (the view's budget cuts it).
+  const TrackBody = Type.Object({ page: Type.Integer({ minimum: 1, maximum: 100_000 }), seconds: Type.Integer({ minimum: 1, maximum: 86_400 }) });
 
   /** Seconds per page from the viewer's beacon, recorded on the visit of the link shown (inside a room too). */
   for (const url of onLinkAndInRoom('/track')) {

@@ -436,6 +436,31 @@ test('approval gate and the owner API: request, list, approve or deny, pending c
   assert.match(deniedPage.text, /declined/);
 });
 
+test('requests wait only while the owner can answer them: not once the link stops asking for approval or expires, and then 422 or 410', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'board pack', 'b.txt', { requiresApproval: '1' });
+  await new VisitorClient(app.url).post(`/v/${id}/access`, { email: 'carol@example.com' });
+  const [request] = (await http.get(`/api/links/${id}/requests`)).body.requests;
+  const waiting = async () => ({
+    count: (await http.get('/api/links/pending-count')).body.count,
+    listed: (await http.get('/api/links/pending-requests')).body.requests.length,
+  });
+  assert.deepEqual(await waiting(), { count: 1, listed: 1 });
+
+  assert.equal((await http.patch(`/api/links/${id}/approval`, { requiresApproval: false })).status, 200);
+  assert.deepEqual(await waiting(), { count: 0, listed: 0 }, 'visitors now enter without an answer');
+  assert.equal((await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })).status, 422);
+  assert.equal((await http.patch(`/api/links/${id}/approval`, { requiresApproval: true })).status, 200);
+  assert.deepEqual(await waiting(), { count: 1, listed: 1 }, 'asking again, the request waits again');
+
+  now += 8 * 86_400_000;
+  assert.deepEqual(await waiting(), { count: 0, listed: 0 }, 'an expired link lets nobody in');
+  assert.equal((await http.get(`/api/links/${id}/requests`)).status, 410);
+  assert.equal((await http.patch(`/api/links/${id}/requests/${request.id}`, { status: 'approved' })).status, 410);
+});
+
 test('the same decision on an access request again (a second click, requests sent together) tells the visitor and the owner once', async (t) => {
   const app = await startApp(t);
   const { http, accountId } = await app.createAccount('professional');

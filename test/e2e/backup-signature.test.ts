@@ -61,6 +61,14 @@ test('restore refuses a backup changed with its manifest, one signed under anoth
     }),
   );
 
+  // Unsigned and without the sections restore reads: refused in one line, not a TypeError.
+  const sectionless = await copyOf('sectionless', (copy) =>
+    rewriteManifest(copy, undefined, (manifest) => {
+      delete manifest.signature;
+      delete (manifest as Partial<typeof manifest>).database;
+    }),
+  );
+
   // One target for every refusal, then for the restore that is let through: it must find the target empty.
   const target = await restoreTargetOf(t, env, { MASTER_KEY: env.MASTER_KEY! });
   const refusals: Array<[string, string[], RegExp]> = [
@@ -71,6 +79,11 @@ test('restore refuses a backup changed with its manifest, one signed under anoth
       'unsigned',
       ['--from', unsigned],
       /this backup's manifest is not signed \(it was made by a linkvault release before backups were signed, or its signature was removed\), .*run restore again with --accept-unsigned$/m,
+    ],
+    [
+      'without its database section',
+      ['--from', sectionless, '--accept-unsigned'],
+      /lacks the database, storage or master key section of a backup manifest/,
     ],
   ];
   for (const [name, args, message] of refusals) {

@@ -185,3 +185,28 @@ test('under umask 022 the data folder, the database, the master key and a backup
   await again.waitForOutput(/the database was readable by group or others: narrowed to 0600/);
   assert.equal(await modeOf(database), 0o600);
 });
+
+test('data folders an earlier release left open to others (their names are link ids) fail the doctor and are told at start, not changed', async (t) => {
+  const umask = process.umask(0o022);
+  t.after(() => process.umask(umask));
+  const root = await emptyDir(t, 'linkvault-folders-');
+  const env = await testEnv(t, { DATA_DIR: path.join(root, 'data') });
+  delete env.STORAGE_URL; // the blobs in DATA_DIR/blobs, as a default install keeps them
+  const { server } = await serverWithOneFile(t, env);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  const blobs = path.join(env.DATA_DIR!, 'blobs');
+  for (const folder of [env.DATA_DIR!, blobs]) await fs.chmod(folder, 0o755);
+
+  const doctor = await runCli(['doctor', '--json'], env);
+  assert.equal(doctor.code, 1, doctor.stdout);
+  const checks = Object.fromEntries(JSON.parse(doctor.stdout).checks.map((check: { check: string }) => [check.check, check]));
+  assert.equal(checks.storage.status, 'FAIL');
+  assert.match(checks.storage.message, /blobs \(0755\) can be read by group or others: chmod 700 /);
+  assert.equal(checks['master key'].status, 'FAIL');
+  assert.match(checks['master key'].message, /data \(0755\) can be read by group or others: chmod 700 /);
+
+  const again = await startServerProcess(t, env);
+  await again.waitForOutput(/a data folder can be listed by group or others, who would learn link ids from it: chmod 700 it/);
+  for (const folder of [env.DATA_DIR!, blobs]) assert.equal(await modeOf(folder), 0o755, 'the operator may share it on purpose');
+});

@@ -106,3 +106,59 @@ test("a start removes the conversion folders (decrypted documents) of a process 
     "a dead process's folder and one older than any conversion go; a live process's, another machine's and a recent one stay",
   );
 });
+
+test('SIGTERM during an Office conversion: after the grace period the conversion is aborted, LibreOffice ends, its decrypted input goes, and the job is due again', async (t) => {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'linkvault-stuck-soffice-'));
+  t.after(() => fs.rm(scratch, { recursive: true, force: true }));
+  // A LibreOffice stuck on a hostile document: it tells its pid and input, then never ends.
+  const report = path.join(scratch, 'soffice.txt');
+  const stuck = path.join(scratch, 'soffice');
+  await fs.writeFile(stuck, `#!/bin/sh\nfor last; do :; done\necho "$$ $last" > ${report}\nexec sleep 600\n`, { mode: 0o755 });
+  const env = await testEnv(t, { SOFFICE_PATH: stuck, CONVERT_TIMEOUT_SECONDS: '300', SHUTDOWN_GRACE_SECONDS: '1' });
+  const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'convert@example.com', '--plan', 'business'], env)).stdout);
+  const server = await startServerProcess(t, env);
+  const linkId = await createLink(createHttpClient(server.url, account.apiKey), 'board minutes, in confidence', 'board-minutes.txt');
+  const [pidText, input] = (
+    await waitFor(
+      () => fs.readFile(report, 'utf8').catch(() => ''),
+      (text) => text.includes(' '),
+    )
+  )
+    .trim()
+    .split(' ');
+  const pid = Number(pidText);
+  t.after(() => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // ended, as it should be
+    }
+  });
+  assert.equal(await fs.readFile(input!, 'utf8'), 'board minutes, in confidence', 'the stand-in holds the decrypted input');
+
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  assert.equal(alive(), false, 'LibreOffice ended with the server');
+  await assert.rejects(fs.stat(input!), { code: 'ENOENT' }, 'the decrypted input is removed');
+  const database = openDatabase(loadConfig(env).database);
+  t.after(() => database.close());
+  const document = await database.db.selectFrom('documents').select(['id', 'status']).where('link_id', '=', linkId).executeTakeFirstOrThrow();
+  assert.equal(document.status, 'processing', 'not failed: the conversion was cut short, not too slow');
+  const job = await database.db
+    .selectFrom('jobs')
+    .select(['status', 'attempts', 'run_at', 'last_error'])
+    .where('kind', '=', 'document.render')
+    .executeTakeFirstOrThrow();
+  assert.equal(job.status, 'pending');
+  assert.equal(job.attempts, 0, 'a stop is not a failed attempt: rolling restarts never fail a document');
+  assert.equal(job.last_error, 'the server stopped during this attempt');
+  assert.ok(job.run_at <= Date.now(), 'due again at once');
+});

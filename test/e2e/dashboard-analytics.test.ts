@@ -12,7 +12,8 @@ for (const { name: width, viewport } of VIEWPORTS) {
   test(`analytics at ${width} width: empty for a new account, then the views, top links and activity of its links`, async (t) => {
     const app = await startApp(t);
     const { accountId, http } = await app.createAccount();
-    const { page } = await signedInDashboard(t, app, { accountId, viewport });
+    // West of UTC, where a UTC day read as local time shows as the day before.
+    const { page } = await signedInDashboard(t, app, { accountId, viewport, timezoneId: 'America/Los_Angeles' });
     await installClock(page);
     await openScreen(page, app, '/app/analytics', 'Analytics');
     await page.getByRole('heading', { name: 'No views yet' }).waitFor();
@@ -28,6 +29,18 @@ for (const { name: width, viewport } of VIEWPORTS) {
     await views.filter({ hasText: '3' }).waitFor();
     const top = page.getByRole('region', { name: 'Most viewed links' }).getByRole('link');
     assert.deepEqual(await top.allInnerTexts(), ['Deck.txt', 'Memo.txt']);
+    const today = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date());
+    assert.equal(
+      await page
+        .locator('table', { has: page.locator('caption', { hasText: 'Views over the last 30 days' }) })
+        .locator('tbody tr')
+        .last()
+        .locator('td')
+        .first()
+        .textContent(),
+      today,
+      "the chart's days are UTC days",
+    );
     assert.equal(await top.first().getAttribute('href'), `/app/documents/${deck}/analytics`);
     await page
       .getByRole('region', { name: 'Recent activity' })

@@ -96,6 +96,31 @@ test('the list: tabs with their counts, search, sort, pages of 50, gate chips; a
   }
 });
 
+test("the list's view is kept in its address: Back from a link's screen and a reload show the same search, tab and order", async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  for (const name of ['contract-a.txt', 'contract-b.txt', 'invoice-c.txt']) await createLink(http, name, name);
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openScreen(page, app, '/app/documents', 'Documents');
+  await page.getByLabel('Search by name').fill('contract');
+  await page.getByText('1–2 of 2').waitFor();
+  await page.getByLabel('Sort by').selectOption({ label: 'Name, Z to A' });
+  await page.waitForURL(`${app.url}/app/documents?q=contract&order=nameDesc`);
+
+  await rowOf(page, 'contract-a.txt').getByRole('link', { name: 'contract-a.txt' }).click();
+  await page.getByRole('heading', { level: 1, name: 'contract-a.txt' }).waitFor();
+  await page.goBack();
+  await page.getByText('1–2 of 2').waitFor();
+  assert.equal(await page.getByLabel('Search by name').inputValue(), 'contract');
+  assert.match((await page.locator('tbody tr').first().textContent()) ?? '', /^contract-b\.txt/, 'Z to A still');
+
+  await page.reload();
+  await page.getByText('1–2 of 2').waitFor();
+  assert.equal(await page.getByLabel('Search by name').inputValue(), 'contract');
+  await openScreen(page, app, '/app/documents?tab=expired&page=x&order=nonsense', 'Documents');
+  await page.getByRole('heading', { name: 'No expired links' }).waitFor();
+});
+
 test('an account without links is told to upload its first file, and the header button leads there', async (t) => {
   const app = await startApp(t);
   const { page } = await signedInDashboard(t, app);
@@ -144,6 +169,51 @@ test('Copy link, delete after confirming, and a data room made of two selected r
   const room = await http.get(`/api/links/${roomId}`);
   assert.equal(room.status, 200);
   assert.equal(room.body.name, 'Due diligence');
+});
+
+test("keyboard: a dialog opened from a row's Actions hands focus back to that button however it closes", async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  await createLink(http, 'x', 'focus.txt');
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openDocuments(page, app);
+  const actions = rowOf(page, 'focus.txt').locator('summary', { hasText: 'Actions' });
+  const focusedIsActions = () => actions.evaluate((summary) => summary === summary.ownerDocument.activeElement);
+  for (const [action, close] of [
+    ['Replace file', 'Escape'],
+    ['Replace file', 'Close'],
+    ['Replace file', 'Cancel'],
+    ['Delete', 'Cancel'],
+  ] as const) {
+    await actions.focus();
+    await page.keyboard.press('Enter');
+    await rowOf(page, 'focus.txt').getByRole('button', { name: action }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    if (close === 'Escape') await page.keyboard.press('Escape');
+    else await dialog.getByRole('button', { name: close }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await focusedIsActions(), true, `${action}, then ${close}`);
+  }
+});
+
+test('deleting the last link of the last page shows the page before, not an empty list', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  for (let n = 1; n <= 51; n++) await createLink(http, `f${n}`, `doc-${String(n).padStart(2, '0')}.txt`);
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openDocuments(page, app);
+  await page.getByText('1–50 of 51').waitFor();
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.getByText('51–51 of 51').waitFor();
+  const last = (await page.locator('tbody tr').first().innerText()).split(/\s/)[0]!;
+  await chooseAction(page, last, 'Delete');
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  // Exactly: the emptied page's own pager reads "51–50 of 50" until the page before is shown.
+  await page.getByText('1–50 of 50', { exact: true }).waitFor();
+  assert.equal(await page.locator('tbody tr').count(), 50);
+  assert.equal(await page.getByRole('heading', { name: 'Upload your first file' }).count(), 0);
 });
 
 test('a change made while the list is being fetched again shows: the answer begun before it is not kept', async (t) => {
@@ -259,8 +329,13 @@ test('upload: two files through the input with their progress, a template, an er
       .first()
       .waitFor();
     await checkScreen(page, 'documents-upload-progress');
-    await page.locator('.documents-upload').filter({ hasText: 'board-deck.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
-    await page.locator('.documents-upload').filter({ hasText: 'budget.txt' }).getByText('Uploaded').waitFor({ timeout: 30_000 });
+    await page.locator('.documents-upload').filter({ hasText: 'board-deck.txt' }).getByText('Uploaded', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.locator('.documents-upload').filter({ hasText: 'budget.txt' }).getByText('Uploaded', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(
+      await page.locator('.documents-upload [role="status"]').allTextContents(),
+      ['board-deck.txt uploaded', 'budget.txt uploaded'],
+      'each upload tells a screen reader how it ended',
+    );
 
     // A cancelled file and a refused one: each says what happened to it. The
     // cancelled upload is held before it reaches the server: Chromium's throttling
@@ -277,7 +352,8 @@ test('upload: two files through the input with their progress, a template, an er
     const large = page.locator('.documents-upload').filter({ hasText: 'large.txt' });
     const held = await heldUpload;
     await large.getByRole('button', { name: 'Cancel large.txt' }).click();
-    await large.getByText('Cancelled').waitFor();
+    await large.getByText('Cancelled', { exact: true }).waitFor();
+    assert.equal(await large.getByRole('status').textContent(), 'Upload of large.txt cancelled');
     await held.abort().catch(() => undefined);
     await page.unroute('**/api/upload');
     await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
@@ -294,7 +370,7 @@ test('upload: two files through the input with their progress, a template, an er
     })()`);
     await page.locator('.documents-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
     const droppedRow = page.locator('.documents-upload').filter({ hasText: 'dropped.txt' });
-    await droppedRow.getByText('Uploaded').waitFor();
+    await droppedRow.getByText('Uploaded', { exact: true }).waitFor();
     await checkScreen(page, 'documents-upload-desktop');
 
     const links = (await http.get('/api/links')).body.links as Array<{ id: string; name: string; viewer_url: string; has_watermark: boolean }>;

@@ -82,7 +82,7 @@ export function journeysAt({ name: width, viewport }: (typeof VIEWPORTS)[number]
     await page.getByRole('progressbar', { name: 'Upload of Board deck.txt' }).waitFor();
     await page.getByRole('progressbar', { name: 'Upload of Budget.txt' }).waitFor();
     for (const name of ['Board deck.txt', 'Budget.txt']) {
-      await page.locator('.documents-upload').filter({ hasText: name }).getByText('Uploaded').waitFor({ timeout: 30_000 });
+      await page.locator('.documents-upload').filter({ hasText: name }).getByText('Uploaded', { exact: true }).waitFor({ timeout: 30_000 });
     }
     await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 

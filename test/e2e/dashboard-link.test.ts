@@ -10,6 +10,7 @@ import { makePdf } from '../helpers/pdf.js';
 import { linkTallies } from '../../src/modules/analytics/analytics.service.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { VisitorClient } from '../helpers/visitor.js';
+import { waitFor } from '../helpers/wait.js';
 
 after(closeBrowser);
 
@@ -81,6 +82,72 @@ test('link settings: password, e-mail code and expiry are saved and kept; the AP
   await checkScreen(phone.page, 'link-settings-phone');
 });
 
+test('link settings: a save sends what was changed, so values the form shows rounded stay as they were; a saved password leaves its field', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'the plan', 'Plan.txt');
+  // Set through the API to what the form can only show rounded: a session of 90 s, an expiry with seconds.
+  const set = await http.patch(`/api/links/${id}`, { viewSessionTtlSeconds: 90, expiresAt: '2031-01-01T12:00:45Z' });
+  assert.equal(set.status, 200);
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  await openSettings(page, app, id, 'Plan.txt');
+
+  const access = page.getByRole('region', { name: 'Access' });
+  await access.getByLabel('Most views').fill('5');
+  await access.getByRole('button', { name: 'Save access' }).click();
+  const settings = await waitFor(
+    async () => (await http.get(`/api/links/${id}`)).body.settings,
+    (current) => current.maxViews === 5,
+  );
+  assert.equal(settings.viewSessionTtlSeconds, 90, 'the session left alone');
+  assert.equal(settings.expiresAt, '2031-01-01T12:00:45.000Z', 'the expiry left alone, to the second');
+
+  await access.getByRole('button', { name: 'Save access' }).click();
+  await page.getByText('Nothing to save: no setting here was changed').waitFor();
+
+  const password = page.getByRole('region', { name: 'Password' });
+  await password.getByLabel('Password', { exact: true }).fill('open sesame');
+  await password.getByRole('button', { name: 'Save password' }).click();
+  await password.getByLabel('New password').waitFor();
+  assert.equal(await password.getByLabel('New password').inputValue(), '', 'the typed password is not left in the field');
+});
+
+test('link settings: an expired link opens with what brings it back, and a new expiry does', async (t) => {
+  // The app's clock runs 3 hours behind until the link, made to last an hour, has expired.
+  let behind = 3 * 3_600_000;
+  const app = await startApp(t, { clock: () => Date.now() - behind });
+  const { accountId, http } = await app.createAccount();
+  const id = await createLink(http, 'the plan', 'Plan.txt', { expiration: '1h' });
+  behind = 0;
+  assert.equal((await http.get(`/api/links/${id}`)).status, 410, 'the API answers an expired link as the spec says');
+  assert.equal((await http.get(`/api/links/${id}?includeExpired=true`)).status, 200, 'unless asked to include it');
+
+  const { page } = await signedInDashboard(t, app, { accountId, viewport: DESKTOP });
+  await openSettings(page, app, id, 'Plan.txt');
+  await page
+    .locator('.link-chips')
+    .getByText(/^Expired /)
+    .waitFor();
+  const notice = page.getByRole('status').filter({ hasText: 'This link has expired' });
+  await notice.waitFor();
+  await checkScreen(page, 'link-settings-expired');
+
+  const name = page.getByRole('region', { name: 'Name' });
+  await name.getByLabel('Name', { exact: true }).fill('Plan, revived');
+  await name.getByRole('button', { name: 'Save name' }).click();
+  await name.getByRole('alert').waitFor();
+  assert.match(await name.getByRole('alert').innerText(), /expired/i, 'another change waits, and says why');
+
+  const access = page.getByRole('region', { name: 'Access' });
+  await access.getByLabel('Expires at').fill('2031-03-14T15:30');
+  await access.getByRole('button', { name: 'Save access' }).click();
+  await page.locator('.link-chips', { hasText: 'Expires Mar 14, 2031' }).waitFor();
+  await notice.waitFor({ state: 'detached' });
+  assert.equal((await http.get(`/api/links/${id}`)).status, 200, 'the link is back');
+  await name.getByRole('button', { name: 'Save name' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Plan, revived' }).waitFor();
+});
+
 test('link settings: while the pages are being prepared a bar counts them, and the screen follows them without a reload', async (t) => {
   const app = await startApp(t);
   const { accountId, http } = await app.createAccount();
@@ -88,12 +155,15 @@ test('link settings: while the pages are being prepared a bar counts them, and t
   const { page } = await signedInDashboard(t, app, { accountId, viewport: PHONE });
   // The link as the API would answer 37 pages into a 300-page document, until `preparing` ends.
   let preparing = true;
-  await page.route(`**/api/links/${id}`, async (route) => {
-    if (!preparing || route.request().method() !== 'GET') return route.continue();
-    const response = await route.fetch();
-    const link = (await response.json()) as { document: unknown };
-    await route.fulfill({ response, json: { ...link, document: { status: 'processing', pages: 300, rendered: 37, error: null } } });
-  });
+  await page.route(
+    (url) => url.pathname === `/api/links/${id}`,
+    async (route) => {
+      if (!preparing || route.request().method() !== 'GET') return route.continue();
+      const response = await route.fetch();
+      const link = (await response.json()) as { document: unknown };
+      await route.fulfill({ response, json: { ...link, document: { status: 'processing', pages: 300, rendered: 37, error: null } } });
+    },
+  );
   await openSettings(page, app, id, 'Deck.pdf');
   const progress = page.getByRole('progressbar', { name: 'Pages of Deck.pdf prepared so far' });
   await progress.waitFor();

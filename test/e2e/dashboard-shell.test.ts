@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, openScreen, PHONE, signedInDashboard } from '../helpers/dashboard.js';
-import { createSessionClient, signedInPerson } from '../helpers/people.js';
+import { createLink } from '../helpers/files.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
 
 after(closeBrowser);
 
@@ -15,7 +16,11 @@ test('signed out, / and every /app path lead to sign-in; signed in, / leads to /
   for (const path of ['/', '/app', '/app/documents/abc/settings']) {
     const answer = await fetch(app.url + path, { redirect: 'manual' });
     assert.equal(answer.status, 303, path);
-    assert.equal(answer.headers.get('location'), '/sign-in', path);
+    assert.equal(
+      answer.headers.get('location'),
+      path === '/app/documents/abc/settings' ? '/sign-in?next=%2Fapp%2Fdocuments%2Fabc%2Fsettings' : '/sign-in',
+      path,
+    );
   }
   assert.equal((await stranger.get('/api/me')).status, 401);
 
@@ -92,6 +97,82 @@ for (const [name, viewport] of [
     await checkScreen(page, `frame-${name}`);
   });
 }
+
+/** A person signed in to the dashboard, typing a new name for a link on its settings screen. */
+async function typingALinkName(t: TestContext) {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const id = await createLink(http, 'x', 'board-deck.txt');
+  const person = await signedInDashboard(t, app, { accountId });
+  await openScreen(person.page, app, `/app/documents/${id}/settings`, 'board-deck.txt');
+  const name = person.page.getByRole('textbox', { name: 'Name', exact: true });
+  await name.fill('Board deck, final');
+  return { app, http, id, person, page: person.page, name };
+}
+
+test('a session that ends while a form is being typed in: the screen and the draft stay, and signing in again comes back to it', async (t) => {
+  const { app, id, person, page, name } = await typingALinkName(t);
+
+  assert.equal((await person.client.post('/api/auth/sign-out', {})).status, 204, 'signed out in another tab');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  const ended = page.locator('.session-ended[role="alert"]');
+  await ended.waitFor();
+  assert.equal(new URL(page.url()).pathname, `/app/documents/${id}/settings`, 'the screen stays');
+  assert.equal(await name.inputValue(), 'Board deck, final', 'and what was typed');
+  await checkScreen(page, 'session-ended');
+
+  await ended.getByRole('link', { name: 'Sign in again' }).click();
+  await page.getByText('Your session has ended. Sign in again to go on where you were.').waitFor();
+  const screen = encodeURIComponent(`/app/documents/${id}/settings`);
+  assert.equal(
+    await page.getByRole('link', { name: 'Email me a sign-in link' }).getAttribute('href'),
+    `/sign-in/link?next=${screen}`,
+    'a mailed link comes back too',
+  );
+  await page.getByLabel('Email', { exact: true }).fill(person.email);
+  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${app.url}/app/documents/${id}/settings`);
+  await page.getByRole('heading', { level: 1, name: 'board-deck.txt' }).waitFor();
+
+  // Only a dashboard path of this origin is gone on to.
+  for (const next of ['//evil.example/app', 'https://evil.example/app', '/\\evil.example', '/appx']) {
+    const answer = await fetch(`${app.url}/sign-in?next=${encodeURIComponent(next)}`, { redirect: 'manual' });
+    assert.match(await answer.text(), /data-next="\/app"/, next);
+  }
+});
+
+test('an old tab after a new sign-in in another tab: told in plain words, it takes the new session token and the same change goes through', async (t) => {
+  const { app, http, id, person, page } = await typingALinkName(t);
+
+  // Another tab signs out and in again: this browser now holds a new session, and this page an old token.
+  assert.equal((await person.client.post('/api/auth/sign-out', {})).status, 204);
+  const again = createSessionClient(app.url);
+  assert.equal((await again.post('/api/auth/sign-in', { email: person.email, password: TEST_PASSWORD })).status, 200);
+  await page.context().addCookies([{ name: 'lv_session', value: again.sessionId!, url: app.url }]);
+
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await page.getByText('You signed in again in another tab, so this change was not made: this page has caught up, try again.').waitFor();
+  assert.equal((await http.get(`/api/links/${id}`)).body.name, 'board-deck.txt');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await page.getByText('Settings saved').waitFor();
+  assert.equal((await http.get(`/api/links/${id}`)).body.name, 'Board deck, final');
+});
+
+test('the account menu: Escape closes it and gives the focus back to its button', async (t) => {
+  const app = await startApp(t);
+  const { page } = await signedInDashboard(t, app);
+  await openScreen(page, app, '/app', 'Documents');
+  const button = page.locator('.account-button');
+  await button.focus();
+  await page.keyboard.press('Enter');
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  await signOut.waitFor();
+  await signOut.focus();
+  await page.keyboard.press('Escape');
+  await signOut.waitFor({ state: 'hidden' });
+  assert.equal(await button.evaluate((element) => element === element.ownerDocument.activeElement), true, 'the focus is on the account button');
+});
 
 test('an unknown path says there is nothing there and leads back to the documents', async (t) => {
   const app = await startApp(t);

@@ -86,6 +86,73 @@ for (const { name: width, viewport } of VIEWPORTS) {
   });
 }
 
+test('an answer lost on its way back (a restart): Create again makes no second template', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openScreen(page, app, '/app/templates', 'Templates');
+  await page.getByRole('button', { name: 'New template' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New template' });
+  await dialog.getByLabel('Template name').fill('Investor NDA');
+  // The request reaches the server, which makes the template; its answer never comes back.
+  await page.route('**/api/templates', async (route: Route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    await route.fetch();
+    await route.abort('connectionreset');
+  });
+  await dialog.getByRole('button', { name: 'Create template' }).click();
+  await dialog.getByText('linkvault could not be reached').waitFor();
+  await page.unroute('**/api/templates');
+  await dialog.getByRole('button', { name: 'Create template' }).click();
+  await page.waitForURL(/\/app\/templates\/\d+$/);
+  const templates = (await http.get('/api/templates')).body.templates as Array<{ name: string }>;
+  assert.deepEqual(
+    templates.map((template) => template.name),
+    ['Investor NDA'],
+  );
+});
+
+test('a template shows and keeps every setting it holds: block lists, the preview card and booking link', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const made = await http.post('/api/templates', {
+    name: 'Data room',
+    blockedDomains: ['rival.example'],
+    bookingUrl: 'https://calendar.example/ann',
+    previewTitle: 'Series A materials',
+  });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const id = made.body.id as number;
+  const { page } = await signedInDashboard(t, app, { accountId });
+  await openScreen(page, app, `/app/templates/${id}`, 'Data room');
+  assert.equal(await page.getByLabel('Blocked domains').inputValue(), 'rival.example');
+  assert.equal(await page.getByLabel('Booking link').inputValue(), 'https://calendar.example/ann');
+  assert.equal(await page.getByLabel('Preview title').inputValue(), 'Series A materials');
+
+  await page.getByLabel('Preview description').fill('Read before Thursday');
+  await page.getByLabel('Blocked e-mail addresses').fill('leaker@press.example');
+  const saved = page.waitForResponse((response) => response.url().endsWith(`/api/templates/${id}`) && response.request().method() === 'PATCH');
+  await page.getByRole('button', { name: 'Save template' }).click();
+  assert.equal((await saved).status(), 200);
+  const template = (await http.get(`/api/templates/${id}`)).body.template;
+  assert.deepEqual(
+    [template.blockedDomains, template.blockedEmails, template.bookingUrl, template.previewTitle, template.previewDescription],
+    [['rival.example'], ['leaker@press.example'], 'https://calendar.example/ann', 'Series A materials', 'Read before Thursday'],
+  );
+  await checkScreen(page, 'template-every-setting');
+
+  // Selling the download asks for a price; without payments on this server the API's sentence says why not.
+  await page.getByLabel('Sell the download').check();
+  await page.getByLabel('Price').fill('12');
+  await page.getByLabel('Currency').fill('EUR');
+  const refused = page.waitForResponse((response) => response.url().endsWith(`/api/templates/${id}`) && response.request().method() === 'PATCH');
+  await page.getByRole('button', { name: 'Save template' }).click();
+  const answer = await refused;
+  assert.equal(answer.status(), 422);
+  assert.deepEqual(JSON.parse(answer.request().postData()!).downloadCurrency, 'eur');
+  await page.getByText((await answer.json()).error).waitFor();
+});
+
 test('link settings: an agreement is chosen from the account’s agreements and taken off again', async (t) => {
   const app = await startApp(t);
   const { accountId, http } = await app.createAccount('business');
@@ -104,7 +171,8 @@ test('link settings: an agreement is chosen from the account’s agreements and 
   let holdRefetch!: (route: Route) => void;
   const heldRefetch = new Promise<Route>((resolve) => (holdRefetch = resolve));
   let held = false;
-  await page.route(`**/api/links/${id}`, async (route) => {
+  const theLink = (url: URL) => url.pathname === `/api/links/${id}`;
+  await page.route(theLink, async (route) => {
     // Only the first read is held; any later one goes straight through.
     if (route.request().method() === 'GET' && !held) {
       held = true;
@@ -117,7 +185,7 @@ test('link settings: an agreement is chosen from the account’s agreements and 
   const refetch = await heldRefetch;
   await agreement.selectOption({ label: 'None' });
   await refetch.continue();
-  await page.unroute(`**/api/links/${id}`);
+  await page.unroute(theLink);
   await page.getByRole('button', { name: 'Save visitors' }).and(page.locator(':enabled')).waitFor();
   assert.equal(await agreement.inputValue(), '');
   await saveVisitors();
@@ -126,13 +194,18 @@ test('link settings: an agreement is chosen from the account’s agreements and 
 
 test('a template, room or portal that does not exist says so, without a pointless "Try again"', async (t) => {
   const app = await startApp(t);
-  const { page } = await signedInDashboard(t, app);
+  const { accountId, http } = await app.createAccount('business');
+  const roomless = await createLink(http, 'a file', 'file.txt');
+  const { page } = await signedInDashboard(t, app, { accountId });
   for (const [path, sentence] of [
     ['/app/templates/999999', 'Template 999999 not found'],
     ['/app/rooms/AAAAAAAAAAAAAAAAAAAAAA', 'Link AAAAAAAAAAAAAAAAAAAAAA not found'],
     ['/app/portals/AAAAAAAAAAAAAAAAAAAAAA', 'not found'],
+    // An id that cannot name anything, and a file's id where a room's was expected: nothing to try again either.
+    ['/app/templates/abc', 'There is nothing at this address.'],
+    ['/app/rooms/' + roomless, 'is a file, not a data room'],
   ] as const) {
-    await openScreen(page, app, path, /Templates|Rooms|Portals/);
+    await openScreen(page, app, path, /Templates|Rooms|Portals|file\.txt/);
     await page.getByRole('alert').filter({ hasText: sentence }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Try again' }).count(), 0, path);
   }

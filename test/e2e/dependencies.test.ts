@@ -64,14 +64,23 @@ async function startRedis(t: TestContext, port: number): Promise<ChildProcess> {
 
 const keysStatus = async (api: HttpClient) => (await api.get('/api/api-keys')).status;
 
-test('Redis gone: the service keeps serving with per-process limits, warns once, says degraded, and shares limits again when Redis is back', async (t) => {
+/** A server process counting `perMinute` requests per key in a redis-server of the test's own; undefined (skipped) without one. */
+async function serverWithOwnRedis(t: TestContext, perMinute: number) {
   const installed = spawnSync('redis-server', ['--version']).status === 0;
-  if (!requirePeer(t, installed, 'redis-server is not installed: apt-get install redis-server')) return;
+  if (!requirePeer(t, installed, 'redis-server is not installed: apt-get install redis-server')) return undefined;
   const port = await freePort();
-  let redis = await startRedis(t, port);
-  const env = await testEnv(t, { REDIS_URL: `redis://127.0.0.1:${port}/0`, RATE_LIMIT_PER_MINUTE: '8' });
+  const redis = await startRedis(t, port);
+  const env = await testEnv(t, { REDIS_URL: `redis://127.0.0.1:${port}/0`, RATE_LIMIT_PER_MINUTE: String(perMinute) });
   const server = await startServer(t, env);
   assert.equal(await keysStatus(server.api), 200);
+  return { port, redis, server };
+}
+
+test('Redis gone: the service keeps serving with per-process limits, warns once, says degraded, and shares limits again when Redis is back', async (t) => {
+  const started = await serverWithOwnRedis(t, 8);
+  if (!started) return;
+  const { port, server } = started;
+  let { redis } = started;
   assert.deepEqual((await readiness(server.url)).body, { ok: true });
 
   redis.kill('SIGKILL');
@@ -90,15 +99,44 @@ test('Redis gone: the service keeps serving with per-process limits, warns once,
   assert.deepEqual(back.body, { ok: true }, 'recovers alone');
   assert.equal(await keysStatus(server.api), 200, 'a fresh window in the restarted Redis');
 
+  // The note is written before the answer that showed the recovery, but its pipe may be read after it.
+  await server.waitForOutput(/Redis is back/, 5_000);
   const lines = server.logLines();
   assert.equal(lines.filter((line) => /Redis is unreachable/.test(line.msg)).length, 1, 'one warning per outage');
   assert.ok(lines.some((line) => line.level === 40 && /Redis is unreachable/.test(line.msg)));
-  assert.ok(lines.some((line) => /Redis is back/.test(line.msg)));
   assert.deepEqual(
     lines.filter((line) => line.level >= 50),
     [],
     'nothing at error level',
   );
+});
+
+test('Redis hung with its connection open: checks are counted here after one command timeout, not each after its own, and limits are shared again once it answers', async (t) => {
+  const started = await serverWithOwnRedis(t, 1000);
+  if (!started) return;
+  const { port, redis, server } = started;
+  // What Redis ran: a command sent while it was stopped still runs once it goes on.
+  const evalCalls = () =>
+    Number(/cmdstat_eval:calls=(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'commandstats']).stdout.toString())?.[1] ?? 0);
+  const before = evalCalls();
+
+  redis.kill('SIGSTOP');
+  t.after(() => redis.kill('SIGCONT'));
+  const statuses: number[] = [];
+  for (let n = 0; n < 20; n++) statuses.push(await keysStatus(server.api));
+  assert.deepEqual(new Set(statuses), new Set([200]), 'served throughout');
+  assert.deepEqual((await readiness(server.url)).body, { ok: true, degraded: ['redis'] });
+
+  redis.kill('SIGCONT');
+  const back = await waitFor(
+    async () => (await keysStatus(server.api), await readiness(server.url)),
+    (ready) => ready.body.degraded === undefined,
+    20_000,
+  );
+  assert.deepEqual(back.body, { ok: true }, 'shared again without a reconnection');
+  const tried = evalCalls() - before;
+  assert.ok(tried < 10, `20 checks while it hung sent ${tried} commands to Redis: one, and a retry every few seconds, not one each`);
+  await server.waitForOutput(/Redis is back/, 5_000);
 });
 
 test('PostgreSQL connections terminated: requests answer 503 with a sentence at worst, the next ones succeed, the process lives on', async (t) => {

@@ -51,6 +51,23 @@ test('a view reaches Slack as blocks and Teams as an Adaptive Card, naming link,
   assert.equal(slack.received.length + teams.received.length, 2, 'delivered once each');
 });
 
+test('a data room name typed with a line break and Markdown reaches Teams as text on one line, not as a link', async (t) => {
+  const app = await startApp(t, { env: FAST_EVENTS });
+  const { http } = await app.createAccount('business');
+  const teams = await startReceiver(t);
+  assert.equal((await http.post('/api/integrations', { type: 'teams', config: { webhook_url: `${teams.url}/workflows/1` } })).status, 200);
+  const child = await createLink(http, 'numbers', 'q3_board.txt');
+  const room = await http.post('/api/links/room', { name: ' Deal room\n[Sign in again](https://evil.example/login) ', children_ids: [child] });
+  assert.equal(room.status, 200, JSON.stringify(room.body));
+  assert.equal((await http.get(`/api/links/${room.body.id}`)).body.name, 'Deal room [Sign in again](https://evil.example/login)', 'kept on one line');
+
+  assert.equal((await new VisitorClient(app.url).get(`/v/${room.body.id}`)).status, 200);
+  const [toTeams] = await teams.waitFor(1);
+  const card = toTeams!.body.attachments[0].content;
+  assert.equal(card.body[2].facts[0].value, 'Deal room \\[Sign in again\\]\\(https://evil.example/login\\)');
+  assert.match(card.body[1].text, /"Deal room \\\[Sign in again\\\]\\\(https:\/\/evil\.example\/login\\\)"/);
+});
+
 test('each change records its event in the same transaction: view, request, approval, denial, download, expiry', async (t) => {
   let now = Date.now();
   // The channel's messages are compared in order: one delivery at a time keeps them so.

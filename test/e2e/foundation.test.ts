@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
+import { createLink } from '../helpers/files.js';
 import { createHttpClient } from '../helpers/http.js';
+import { signedInPerson } from '../helpers/people.js';
 
 test('every /api route needs a valid bearer key', async (t) => {
   const { url, createAccount } = await startApp(t);
@@ -88,6 +90,42 @@ test('errors are JSON sentences with the statuses DESIGN fixes', async (t) => {
   const schema = await http.post('/api/api-keys', { name: 7 });
   assert.equal(schema.status, 400);
   assert.match(schema.body.error, /"name"/);
+});
+
+test('the same 400 on both databases: a day that does not exist, NUL in a query, an id beyond the column, a page beyond the last a list gives', async (t) => {
+  const app = await startApp(t);
+  const { accountId, http } = await app.createAccount('business');
+  const linkId = await createLink(http, 'x', 'x.txt');
+  await createLink(http, 'y', 'y.txt');
+  for (const expiresAt of [
+    '2031-02-30T00:00:00Z',
+    '2031-04-31T12:00:00Z',
+    '2031-01-01T24:00:00Z',
+    '2031-13-01T00:00:00Z',
+    '2031-01-01T10:60:00+01:00',
+  ]) {
+    const refused = await http.patch(`/api/links/${linkId}`, { expiresAt });
+    assert.equal(refused.status, 400, expiresAt);
+    assert.match(refused.body.error, /expiresAt/);
+  }
+  const leapDay = await http.patch(`/api/links/${linkId}`, { expiresAt: '2032-02-29T23:59:59+14:00' });
+  assert.equal(leapDay.status, 200, JSON.stringify(leapDay.body));
+  assert.equal(leapDay.body.settings.expiresAt, '2032-02-29T09:59:59.000Z');
+
+  const nul = await http.get('/api/links?q=%00');
+  assert.equal(nul.status, 400);
+  assert.match(nul.body.error, /NUL character/);
+  assert.equal((await http.get(`/api/links/${linkId}%00`)).status, 400);
+
+  const person = await signedInPerson(app, accountId, 'owner');
+  for (const id of [2_147_483_648, 9_007_199_254_740_991]) {
+    assert.equal((await person.client.post('/api/auth/switch-account', { accountId: id })).status, 400, String(id));
+  }
+
+  const forged = Buffer.from(JSON.stringify(['active', Date.now(), linkId, 9_007_199_254_740_991])).toString('base64url');
+  assert.equal((await http.get(`/api/links?limit=1&cursor=${forged}`)).status, 400);
+  const cursor = (await http.get('/api/links?limit=1')).body.nextCursor as string;
+  assert.equal((await http.get(`/api/links?limit=1&cursor=${cursor}`)).status, 200, 'a cursor the list gave out');
 });
 
 test('rate limit per key: 429 with Retry-After and RateLimit headers', async (t) => {

@@ -95,6 +95,34 @@ test("an account's own SMTP server is used instead of the system one", async (t)
   assert.equal(system.received.length, 0, 'nothing went through the system server');
 });
 
+test('a sender name with quotes, a trailing backslash or a line break reaches the server as typed, on one line', async (t) => {
+  const own = await startSmtp(t);
+  const app = await startApp(t, { env: { ALLOW_PRIVATE_SMTP: '1' } });
+  const { http } = await app.createAccount('business');
+  const link = await createLink(http, 'x', 'Terms.pdf');
+  const names: Array<[typed: string, shown: string]> = [
+    ['Acme Deals \\', 'Acme Deals \\'],
+    ['"Acme" <boss@evil.example> \\', '"Acme" <boss@evil.example> \\'],
+    ['Acme\r\nBcc: victim@evil.example', 'Acme Bcc: victim@evil.example'],
+  ];
+  for (const [index, [typed, shown]] of names.entries()) {
+    const configured = await http.post('/api/branding', {
+      smtp_host: '127.0.0.1',
+      smtp_port: Number(new URL(own.url).port),
+      smtp_encryption: 'none',
+      from_email: 'deals@acme.example',
+      from_name: typed,
+    });
+    assert.equal(configured.status, 200);
+    const to = `client-${index}@example.com`;
+    await http.post(`/api/links/${link}/share`, { emails: [to] });
+    const mail = await own.waitFor(to);
+    assert.equal(mail.from, 'deals@acme.example', typed);
+    assert.equal(mail.fromName, shown, typed);
+    assert.deepEqual(mail.to, [to], 'no other recipient');
+  }
+});
+
 test("without ALLOW_PRIVATE_SMTP an account's loopback server gets nothing: the mail fails, and does not go through SMTP_URL either", async (t) => {
   const system = await startSmtp(t);
   const own = await startSmtp(t);

@@ -22,8 +22,14 @@ async function personIn(app: TestApp, accountId: number, role: Role, email: stri
 }
 
 /** Goes through the provider as a person with these claims; answers the app's answer to the callback. */
-async function signInAs(app: TestApp, provider: { person(claims: ProviderClaims): string }, claims: ProviderClaims, browser = createCookieBrowser()) {
-  const callback = await throughProvider(browser, app.url, provider.person(claims));
+async function signInAs(
+  app: TestApp,
+  provider: { person(claims: ProviderClaims): string },
+  claims: ProviderClaims,
+  browser = createCookieBrowser(),
+  start?: string,
+) {
+  const callback = await throughProvider(browser, app.url, provider.person(claims), start);
   return { answer: await browser.get(callback), browser };
 }
 
@@ -72,6 +78,20 @@ test('a provider that puts the e-mail in the ID token itself signs the person in
   const { answer, browser } = await signInAs(app, provider, { email: 'ken@example.com', email_verified: true });
   assert.equal(answer.location, `${app.url}/app`);
   assert.equal((await me(app, browser)).body.user.email, 'ken@example.com');
+});
+
+test('a sign-in begun for a dashboard screen comes back to it; any other place asked for goes to the dashboard', async (t) => {
+  const { app, provider } = await startWithSingleSignOn(t);
+  const { accountId } = await app.createAccount();
+  await personIn(app, accountId, 'member', 'ada@example.com');
+  const claims = { email: 'ada@example.com', email_verified: true };
+  const screen = '/app/documents/abc/settings?tab=access';
+  const back = await signInAs(app, provider, claims, createCookieBrowser(), `/auth/oidc/start?next=${encodeURIComponent(screen)}`);
+  assert.equal(back.answer.location, `${app.url}${screen}`);
+  for (const next of ['https://evil.example/app', '//evil.example/app', '/appx', 'x'.repeat(2001)]) {
+    const elsewhere = await signInAs(app, provider, claims, createCookieBrowser(), `/auth/oidc/start?next=${encodeURIComponent(next)}`);
+    assert.equal(elsewhere.answer.location, `${app.url}/app`, next.slice(0, 40));
+  }
 });
 
 test('a sign-in that comes back after more than ten minutes is refused', async (t) => {

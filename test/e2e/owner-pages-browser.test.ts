@@ -208,6 +208,36 @@ test('magic link: asked for on the page, read from the mail, signs in only when 
   assert.match(await alert.innerText(), /has been used already or has expired/, 'the link works once');
 });
 
+test('a magic link asked for from a sign-in begun for a screen signs in to that screen', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId } = await namedAccount(app, 'Linkwise');
+  const lin = await addPerson(app, accountId, 'member', 'Lin Chen');
+  const page = await ownerPage(t);
+
+  await page.goto(`${app.url}/app/analytics`);
+  await page.waitForURL(`${app.url}/sign-in?next=%2Fapp%2Fanalytics`);
+  await page.getByRole('link', { name: 'Email me a sign-in link' }).click();
+  await page.getByLabel('Email', { exact: true }).fill(lin.email);
+  await page.getByRole('button', { name: 'Email me a link' }).click();
+  await page.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+
+  const first = await smtp.waitFor(lin.email);
+  const link = linkIn(first, /\/sign-in\/link\?token=[0-9A-Za-z]+&next=\S+/);
+  assert.match(link, /&next=%2Fapp%2Fanalytics$/);
+  await page.goto(app.url + link);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${app.url}/app/analytics`);
+  await page.getByRole('heading', { level: 1, name: 'Analytics' }).waitFor();
+
+  // A place that is not a dashboard screen is not carried into the mail.
+  const api = createSessionClient(app.url);
+  assert.equal((await api.post('/api/auth/magic-link', { email: lin.email, next: 'https://evil.example/app' })).status, 202);
+  const second = await smtp.waitFor(lin.email, (mail) => mail !== first);
+  assert.match(second.text, /\/sign-in\/link\?token=[0-9A-Za-z]+\s/);
+  assert.doesNotMatch(second.text, /next=/);
+});
+
 test('password reset: asked for on the page, chosen through the mailed link, then signed in with the new password', async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

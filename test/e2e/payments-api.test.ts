@@ -163,7 +163,11 @@ test('checkout needs a view session of the link; with one it is a destination ch
   assert.deepEqual(request.line_items[0].price_data, { currency: 'eur', unit_amount: '1200', product_data: { name: 'report.dat' } });
   assert.deepEqual(request.payment_intent_data.transfer_data, { destination: stripeAccountId });
   assert.equal(request.payment_intent_data.application_fee_amount, '120');
-  assert.deepEqual(request.metadata, { link_id: linkId, link_version: '1' });
+  assert.deepEqual(
+    request.metadata,
+    { link_id: linkId, link_version: '1', price: '1200 eur' },
+    'the price it is started at, which the payment is held to',
+  );
   assert.equal(request.success_url, `${app.url}/v/${linkId}?session_id={CHECKOUT_SESSION_ID}`);
   const lifetime = Number(request.expires_at) - Date.now() / 1000;
   assert.ok(lifetime > 3500 && lifetime <= 3600, `payable for an hour, not Stripe's default day (${lifetime} s)`);
@@ -231,6 +235,50 @@ test("a paid session downloads the original 5 times; unpaid, unknown and other l
   assert.equal(JSON.parse(downloaded[0]!.payload).email, 'buyer@example.net');
 });
 
+test("a purchase's 5 downloads are one count for its session id and its receipt's token; a full refund or a dispute ends them, a partial refund does not", async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const { linkId } = await sellerWithPaidLink(app, stripe, randomBytes(100));
+  const buy = async (email: string) => {
+    const { sessionId } = await startCheckout(app, linkId, email);
+    const completed = await stripe.completeCheckout(sessionId);
+    const receipt = await smtp.waitFor(email);
+    const token = new URL(/(http\S+download-original\?token=\S+)/.exec(receipt.text)![1]!).searchParams.get('token')!;
+    return { sessionId, token, paymentIntent: completed.data.object.payment_intent as string };
+  };
+  const withToken = async (token: string) =>
+    (await fetch(`${app.url}/api/links/${linkId}/download-original?token=${encodeURIComponent(token)}`)).status;
+
+  const first = await buy('pool@example.net');
+  const statuses: number[] = [];
+  for (let n = 0; n < 3; n++) statuses.push((await downloadWithSession(app, linkId, first.sessionId)).status);
+  for (let n = 0; n < 3; n++) statuses.push(await withToken(first.token));
+  assert.deepEqual(statuses, [200, 200, 200, 200, 200, 403], 'five in all');
+
+  const refundOf = (paymentIntent: string, refunded: boolean) =>
+    stripe.event('charge.refunded', {
+      id: `ch_${paymentIntent}`,
+      object: 'charge',
+      amount: 1200,
+      amount_refunded: refunded ? 1200 : 200,
+      refunded,
+      payment_intent: paymentIntent,
+    });
+  const partly = await buy('partly@example.net');
+  assert.equal(await stripe.deliver(refundOf(partly.paymentIntent, false)), 200);
+  assert.equal(await withToken(partly.token), 200, 'a partial refund leaves the purchase');
+  assert.equal(await stripe.deliver(refundOf(partly.paymentIntent, true)), 200);
+  assert.equal(await withToken(partly.token), 403, 'refunded in full: the token ends');
+  assert.equal((await downloadWithSession(app, linkId, partly.sessionId)).status, 403, 'and the session id');
+
+  const disputed = await buy('disputed@example.net');
+  const dispute = stripe.event('charge.dispute.created', { id: 'dp_1', object: 'dispute', amount: 1200, payment_intent: disputed.paymentIntent });
+  assert.equal(await stripe.deliver(dispute), 200);
+  assert.equal(await withToken(disputed.token), 403);
+  assert.equal((await downloadWithSession(app, linkId, disputed.sessionId)).status, 403);
+  assert.equal(await withToken(first.token), 403, 'still spent');
+});
+
 test('the completed webhook records one purchase and sends one receipt, however often it is delivered', async (t) => {
   const smtp = await startSmtp(t);
   const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
@@ -277,6 +325,68 @@ test('the completed webhook records one purchase and sends one receipt, however 
   const download = await fetch(downloadUrl);
   assert.equal(download.status, 200);
   assert.equal(sha256(Buffer.from(await download.arrayBuffer())), sha256(content));
+});
+
+test("one checkout is fulfilled once: by a second paid event of the session too, and after the buyer's first download recorded it", async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const { linkId } = await sellerWithPaidLink(app, stripe, randomBytes(100));
+  const db = app.runtime.database.db;
+  const fulfilled = async (email: string) => {
+    await app.runtime.mailer.drain();
+    const tokens = await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute();
+    const events = await db.selectFrom('events').select('payload').where('link_id', '=', linkId).where('type', '=', 'purchase.completed').execute();
+    return {
+      receipts: smtp.received.filter((mail) => mail.to.includes(email)).length,
+      tokens: tokens.length,
+      events: events.filter((event) => event.payload.includes(email)).length,
+    };
+  };
+
+  // Checkout says "completed", then (as for a payment that settles later) "async_payment_succeeded".
+  const twice = await startCheckout(app, linkId, 'twice@example.net');
+  const completed = await stripe.completeCheckout(twice.sessionId, { webhook: false });
+  const succeeded = stripe.event('checkout.session.async_payment_succeeded', structuredClone(completed.data.object));
+  assert.equal(await stripe.deliver(completed), 200);
+  assert.equal(await stripe.deliver(succeeded), 200);
+  await smtp.waitFor('twice@example.net');
+  assert.deepEqual(await fulfilled('twice@example.net'), { receipts: 1, tokens: 1, events: 1 });
+
+  // The buyer downloads on return, before the webhook: the download records the purchase, the webhook still fulfils it.
+  const early = await startCheckout(app, linkId, 'early@example.net');
+  const paid = await stripe.completeCheckout(early.sessionId, { webhook: false });
+  assert.equal((await downloadWithSession(app, linkId, early.sessionId)).status, 200);
+  assert.equal(await stripe.deliver(paid), 200);
+  await smtp.waitFor('early@example.net');
+  assert.deepEqual(await fulfilled('early@example.net'), { receipts: 1, tokens: 2, events: 1 });
+  assert.equal((await db.selectFrom('purchases').select('id').where('link_id', '=', linkId).execute()).length, 2);
+});
+
+test('a session paid at another amount or currency than its checkout was started at is acknowledged and not fulfilled', async (t) => {
+  const smtp = await startSmtp(t);
+  const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
+  const { linkId } = await sellerWithPaidLink(app, stripe, randomBytes(100)); // €12.00
+  const db = app.runtime.database.db;
+  for (const [index, paid] of [
+    { amount_total: 50, currency: 'eur' },
+    { amount_total: 1200, currency: 'usd' },
+  ].entries()) {
+    const email = `cheap-${index}@example.net`;
+    const { sessionId } = await startCheckout(app, linkId, email);
+    const completed = await stripe.completeCheckout(sessionId, { webhook: false });
+    const session = completed.data.object;
+    assert.equal(session.metadata.price, '1200 eur', 'the checkout names the price it was started at');
+    assert.equal(await stripe.deliver(stripe.event('checkout.session.completed', { ...structuredClone(session), ...paid })), 200);
+  }
+  await app.runtime.mailer.drain();
+  assert.deepEqual(await db.selectFrom('purchases').select('id').where('link_id', '=', linkId).execute(), [], 'no purchase');
+  assert.deepEqual(
+    smtp.received.filter((mail) => mail.to.some((to) => to.startsWith('cheap-'))),
+    [],
+    'no receipt',
+  );
+  assert.deepEqual(await db.selectFrom('mail_outbox').select('id').where('to_address', 'like', 'cheap-%').execute(), [], 'none queued');
+  assert.deepEqual(await db.selectFrom('download_tokens').select('id').where('link_id', '=', linkId).execute(), [], 'no token');
 });
 
 test('a webhook whose signature does not match is refused with 400 and changes nothing', async (t) => {

@@ -39,6 +39,8 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'DELETE /api/me/two-factor',
   'POST /api/me/password',
   'PATCH /api/me',
+  'PUT /api/me', // PATCH's aliases (DESIGN §4)
+  'POST /api/me',
   'POST /api/branding/smtp/test',
 ]);
 function requiredPlan(path: string): Plan {

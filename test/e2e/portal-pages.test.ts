@@ -202,6 +202,22 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
     .where('link_id', '=', forDana)
     .executeTakeFirstOrThrow();
   assert.deepEqual(visit, { email: 'dana@acme.com', otp_passed: 1 });
+  // The portal's code proved her address: the owner sees it as verified, as a link's own code would show it.
+  const forDanaVisitors = (await owner.get(`/api/links/${forDana}/analytics`)).body.visitors as Array<{ visitor: string; emailVerified: boolean }>;
+  assert.deepEqual(
+    forDanaVisitors.map((visitor) => [visitor.visitor, visitor.emailVerified]),
+    [['dana@acme.com', true]],
+  );
+  await client.get(`/p/acme/open/${withPassword}`);
+  assert.match((await client.get(`/v/${withPassword}`)).text, /protected by a password/);
+  assert.equal((await client.post(`/v/${withPassword}/password`, { password: 'open sesame' })).status, 303);
+  assert.match((await client.get(`/v/${withPassword}`)).text, /class="document"/);
+  const noOtpVisitors = (await owner.get(`/api/links/${withPassword}/analytics`)).body.visitors as Array<{ visitor: string; emailVerified: boolean }>;
+  assert.deepEqual(
+    noOtpVisitors.map((visitor) => [visitor.visitor, visitor.emailVerified]),
+    [['dana@acme.com', true]],
+    'on a link without an e-mail code of its own too',
+  );
 
   const elsewhere = await client.get(`/p/acme/open/${forSomeoneElse}`);
   assert.equal(elsewhere.status, 303);
@@ -210,17 +226,37 @@ test('opening a link: an OTP gate for the portal address counts as passed; other
     .select(['email', 'otp_passed'])
     .where('link_id', '=', forSomeoneElse)
     .executeTakeFirstOrThrow();
-  assert.deepEqual(notPassed, { email: 'dana@acme.com', otp_passed: 0 }, 'an OTP gate for other addresses is not passed');
-  assert.match((await client.get(`/v/${forSomeoneElse}`)).text, /Send me a code/);
+  assert.deepEqual(notPassed, { email: 'dana@acme.com', otp_passed: 1 }, 'her address is proven');
+  assert.match((await client.get(`/v/${forSomeoneElse}`)).text, /Send me a code/, 'but an OTP gate for other addresses is not passed with it');
 
-  await client.get(`/p/acme/open/${withPassword}`);
-  assert.match((await client.get(`/v/${withPassword}`)).text, /protected by a password/);
   await client.get(`/p/acme/open/${withApproval}`);
   assert.match((await client.get(`/v/${withApproval}`)).text, /Request access/);
   await client.get(`/p/acme/open/${otpAndPassword}`);
   assert.match((await client.get(`/v/${otpAndPassword}`)).text, /protected by a password/, 'OTP passed, the password still asked');
   assert.equal((await client.post(`/v/${otpAndPassword}/password`, { password: 'pw' })).status, 303);
   assert.match((await client.get(`/v/${otpAndPassword}`)).text, /class="document"/);
+});
+
+test('a document opened again from the same portal session is the same view: clicks count once and spend the view cap once', async (t) => {
+  const app = await startPortalApp(t);
+  const { http: owner } = await app.createAccount('professional');
+  const deck = await createLink(owner, 'deck', 'Deck.txt', { maxViews: '2' });
+  await createPortal(owner, 'acme', ['dana@acme.com', 'eli@acme.com'], [deck]);
+  const dana = await signIn(app, 'acme', 'dana@acme.com');
+  for (let click = 0; click < 3; click++) {
+    assert.equal((await dana.get(`/p/acme/open/${deck}`)).status, 303);
+    assert.match((await dana.get(`/v/${deck}`)).text, /class="document"/);
+  }
+  assert.equal((await owner.get(`/api/links/${deck}`)).body.views, 1);
+
+  // Another browser of hers is another portal session, and another view; then the cap is reached.
+  const danaOnPhone = await signIn(app, 'acme', 'dana@acme.com');
+  await danaOnPhone.get(`/p/acme/open/${deck}`);
+  assert.match((await danaOnPhone.get(`/v/${deck}`)).text, /class="document"/);
+  assert.equal((await owner.get(`/api/links/${deck}`)).body.views, 2);
+  const eli = await signIn(app, 'acme', 'eli@acme.com');
+  await eli.get(`/p/acme/open/${deck}`);
+  assert.doesNotMatch((await eli.get(`/v/${deck}`)).text, /class="document"/, 'the cap is for people, not clicks');
 });
 
 test("block lists reach portals: the account's refuses an address its code and its session; a link's own refuses it that link", async (t) => {

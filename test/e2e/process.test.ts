@@ -3,7 +3,12 @@ import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import { describe, test } from 'node:test';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { loadConfig, ConfigError } from '../../src/config.js';
+import { openDatabase } from '../../src/db/kysely.js';
+import { migrationNames } from '../../src/db/migrations/index.js';
 import { testEnv } from '../helpers/app.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
@@ -50,6 +55,29 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
       assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
       assert.doesNotMatch(result.stderr, /hunter2/);
     }
+  });
+
+  test('a DATA_DIR that cannot be used, and a database a newer release migrated, stop the start with one line saying so', async (t) => {
+    const env = await testEnv(t);
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    const database = openDatabase(loadConfig(env).database);
+    await sql`insert into kysely_migration (name, timestamp) values ('9999-from-a-newer-release', '2030-01-01')`.execute(database.db);
+    await database.close();
+    const newer = await runCli(['serve'], env, 60_000);
+    assert.equal(newer.code, 1);
+    assert.equal(
+      newer.stderr.trim(),
+      `linkvault: the database records migration 9999-from-a-newer-release, which this linkvault (latest migration ${migrationNames().at(-1)}) does not know: it was used by a newer release; run that release or a later one`,
+    );
+
+    const file = path.join(env.DATA_DIR!, 'a-file');
+    await fs.writeFile(file, '');
+    const underFile = await runCli(['serve'], { ...env, DATA_DIR: path.join(file, 'data'), DATABASE_URL: '' }, 60_000);
+    assert.equal(underFile.code, 1);
+    assert.match(
+      underFile.stderr,
+      /^linkvault: cannot use .*a-file\/data.*: part of that path is a file, not a folder; DATA_DIR \(.*\) must be a folder that the user running linkvault may write\n$/,
+    );
   });
 
   test('loadConfig applies defaults and rejects every malformed variable', () => {
@@ -155,7 +183,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     assert.equal(await server.exited, 0);
   });
 
-  test('SIGTERM drains (readyz 503, requests still served), cuts an upload slower than the grace period, and exits 0 with a warning', async (t) => {
+  test('SIGTERM drains (readyz 503, requests still served), cuts an upload slower than the grace period, leaves nothing of it, and exits 0 with a warning', async (t) => {
     const env = await testEnv(t, { SHUTDOWN_DRAIN_SECONDS: '1', SHUTDOWN_GRACE_SECONDS: '1' });
     const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'slow@example.com', '--plan', 'professional'], env)).stdout);
     const server = await startServerProcess(t, env);
@@ -187,6 +215,7 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
 
     assert.match(await cut, /socket hang up|ECONNRESET|closed/i, 'the upload is cut');
     assert.equal(await server.exited, 0);
+    assert.deepEqual(await fs.readdir(path.join(env.DATA_DIR!, 'blobs', '.tmp')), [], 'the cut upload left no temporary file behind it');
     const lines = log
       .split('\n')
       .filter(Boolean)

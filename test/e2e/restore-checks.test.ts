@@ -73,6 +73,15 @@ test('restore refuses a changed database, files the manifest does not list or la
       /nightly-symlink\/blobs\/links\/\S+ is a symlink: a backup holds only regular files/,
     ],
     [
+      'unstorable-key',
+      async (copy, manifest) => {
+        // Signed by the key holder, but naming a blob the store cannot hold: refused before the marker, not after it on every rerun.
+        await fs.writeFile(path.join(copy, 'blobs', 'has space'), 'x');
+        manifest.files.push({ path: 'blobs/has space', size: 1, sha256: '' });
+      },
+      /the manifest names a file outside the backup: "blobs\/has space"/,
+    ],
+    [
       'newer',
       async (copy, manifest) => {
         changeDatabase(copy, `insert into kysely_migration (name, timestamp) values ('9999-from-the-future', '2099-01-01T00:00:00.000Z')`);

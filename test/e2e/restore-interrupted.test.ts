@@ -53,10 +53,34 @@ test('a restore interrupted half way (disk, S3): every other command refuses, an
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
 
+  // Cut before its marker was whole: the blob folder it opened to check the storage, and the marker's partial file, stay.
+  const cutEarly = await testEnv(t);
+  delete cutEarly.MASTER_KEY;
+  await fs.mkdir(path.join(cutEarly.DATA_DIR!, 'blobs', '.tmp'), { recursive: true });
+  await fs.writeFile(path.join(cutEarly.DATA_DIR!, 'RESTORE-IN-PROGRESS.partial'), '{"from":');
+  const again = await runCli(['restore', '--from', backupDir], cutEarly);
+  assert.equal(again.code, 0, again.stderr);
+
   const onDisk = await testEnv(t);
   delete onDisk.MASTER_KEY;
   await interruptedRestore(root, backupDir, onDisk);
   await assertRefusedUntilRestored(root, backupDir, onDisk);
+  // Run again configured for another install (a live one), the restore empties none of it.
+  const live = await emptyDir(t, 'linkvault-live-');
+  await fs.mkdir(path.join(live, 'blobs', 'links'), { recursive: true });
+  await fs.writeFile(path.join(live, 'blobs', 'links', 'kept'), 'a live blob');
+  await fs.writeFile(path.join(live, 'linkvault.db'), 'a live database');
+  const otherStorage = await runCli(['restore', '--from', backupDir], { ...onDisk, STORAGE_URL: `file://${path.join(live, 'blobs')}` });
+  assert.equal(otherStorage.code, 1, otherStorage.stdout);
+  assert.match(
+    otherStorage.stderr,
+    /the interrupted restore wrote its blobs to file:\/\/.+, but STORAGE_URL now names file:\/\/.+Nothing was changed/,
+  );
+  const otherDatabase = await runCli(['restore', '--from', backupDir], { ...onDisk, DATABASE_URL: `sqlite:${path.join(live, 'linkvault.db')}` });
+  assert.equal(otherDatabase.code, 1, otherDatabase.stdout);
+  assert.match(otherDatabase.stderr, /linkvault\.db already exists: restore only into an empty database/);
+  assert.equal(await fs.readFile(path.join(live, 'blobs', 'links', 'kept'), 'utf8'), 'a live blob');
+  assert.equal(await fs.readFile(path.join(live, 'linkvault.db'), 'utf8'), 'a live database');
   await finishRestore(backupDir, onDisk);
   const revived = await startServerProcess(t, onDisk);
   assert.equal(sha256(await downloadThrough(revived.url, apiKey, linkId)), sha256(content));

@@ -53,7 +53,6 @@ const ACCESS: Record<string, Access> = {
   'GET /api/api-keys': 'admin',
   'POST /api/api-keys': 'admin',
   'PUT /api/api-keys/{id}/toggle': 'admin',
-  'POST /api/api-keys/{id}/toggle': 'admin',
   'DELETE /api/api-keys/{id}': 'admin',
   'GET /api/branding': 'admin',
   'POST /api/branding': 'admin',
@@ -90,7 +89,6 @@ const ACCESS: Record<string, Access> = {
   'PUT /api/links/{id}/preview-image': 'member',
   'DELETE /api/links/{id}/preview-image': 'member',
   'PUT /api/links/{id}/file': 'member',
-  'POST /api/links/{id}/file': 'member',
   'POST /api/links/{id}/download-tokens': 'member',
   'GET /api/links/pending-count': 'member',
   'GET /api/links/pending-requests': 'member',
@@ -116,13 +114,14 @@ const ACCESS: Record<string, Access> = {
   'GET /api/templates/{id}': 'member',
   'DELETE /api/templates/{id}': 'member',
 };
-// Settings that answer to PATCH, PUT and POST alike.
-for (const method of ['PATCH', 'PUT', 'POST']) {
-  for (const setting of ['active', 'password', 'watermark', 'approval', 'otp', 'booking-url'])
-    ACCESS[`${method} /api/links/{id}/${setting}`] = 'member';
-  ACCESS[`${method} /api/links/{id}/requests/{requestId}`] = 'member';
-  ACCESS[`${method} /api/client-portals/{id}`] = 'member';
-  ACCESS[`${method} /api/templates/{id}`] = 'member';
+for (const setting of ['active', 'password', 'watermark', 'approval', 'otp', 'booking-url']) ACCESS[`PATCH /api/links/{id}/${setting}`] = 'member';
+ACCESS['PATCH /api/links/{id}/requests/{requestId}'] = 'member';
+ACCESS['PATCH /api/client-portals/{id}'] = 'member';
+ACCESS['PATCH /api/templates/{id}'] = 'member';
+// DESIGN §4: PUT and POST answer wherever PATCH does, and POST wherever PUT does, with the same role.
+for (const [operation, role] of Object.entries(ACCESS)) {
+  const [method, path] = operation.split(' ');
+  for (const alias of method === 'PATCH' ? ['PUT', 'POST'] : method === 'PUT' ? ['POST'] : []) ACCESS[`${alias} ${path}`] = role;
 }
 
 test('role walk: every operation as owner, admin and member; members are refused what the table keeps from them', async (t) => {
@@ -292,6 +291,59 @@ test('an invitation stands only while its inviter could make it: their removal o
       [owner.userId, ownerAsOwner.id, { email: 'boss@example.com', role: 'owner', reason: 'inviter_role_changed' }],
       [owner.userId, byAdminsKey.id, { email: 'keyed@example.com', role: 'member', reason: 'inviter_removed' }],
       [owner.userId, byAdmin.id, { email: 'evil@example.com', role: 'admin', reason: 'inviter_removed' }],
+    ],
+  );
+});
+
+test('one address holds one invitation: inviting it again replaces the pending one, and joining or a removal withdraws what is left', async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const admin = await signedInPerson(app, accountId, 'admin');
+  // Mails leave through the job queue, so two to one address may arrive in either order: each is found by the role it offers.
+  const tokenTo = async (email: string, role: string) =>
+    /\/invite\/([0-9A-Za-z]{43})/.exec((await smtp.waitFor(email, (mail) => mail.text.includes(`as ${role}.`))).text)![1]!;
+  const accept = (token: string) => createSessionClient(app.url).post('/api/invitations/accept', { token, name: 'Ann', password: TEST_PASSWORD });
+  const pending = async () =>
+    (await owner.client.get('/api/invitations')).body.invitations.map((invitation: { email: string; role: string }) => [
+      invitation.email,
+      invitation.role,
+    ]);
+
+  // A resend, typed differently: the same address after normalising.
+  assert.equal((await owner.client.post('/api/invitations', { email: 'ann@corp.example', role: 'member' })).status, 201);
+  assert.equal((await owner.client.post('/api/invitations', { email: 'Ann@Corp.Example', role: 'admin' })).status, 201);
+  assert.deepEqual(await pending(), [['ann@corp.example', 'admin']], 'the second replaced the first');
+  const replaced = await tokenTo('ann@corp.example', 'a member');
+  const current = await tokenTo('ann@corp.example', 'an admin');
+  assert.equal((await accept(replaced)).status, 404, 'the replaced invitation is withdrawn');
+
+  // An admin may not replace an owner's invitation to join as owner.
+  assert.equal((await owner.client.post('/api/invitations', { email: 'boss@corp.example', role: 'owner' })).status, 201);
+  assert.equal((await admin.client.post('/api/invitations', { email: 'boss@corp.example', role: 'member' })).status, 403);
+  assert.deepEqual(await pending(), [
+    ['ann@corp.example', 'admin'],
+    ['boss@corp.example', 'owner'],
+  ]);
+
+  assert.equal((await accept(current)).status, 200);
+  assert.deepEqual(await pending(), [['boss@corp.example', 'owner']]);
+
+  // Someone invited who joins another way (the command line adds people directly), then is removed.
+  assert.equal((await owner.client.post('/api/invitations', { email: 'late@corp.example', role: 'admin' })).status, 201);
+  const lateToken = await tokenTo('late@corp.example', 'an admin');
+  const lateId = await app.runtime.services.users.create({ email: 'late@corp.example', name: 'Late', password: TEST_PASSWORD });
+  await app.runtime.services.members.join(lateId, accountId, 'member');
+  assert.equal((await owner.client.delete(`/api/members/${lateId}`)).status, 204);
+  assert.deepEqual(await pending(), [['boss@corp.example', 'owner']], 'the removal withdrew the invitation to them');
+  assert.equal((await accept(lateToken)).status, 404, 'a removed person does not come back by an invitation sent before');
+  const log = (await owner.client.get('/api/audit-log?action=invitation.withdrawn')).body.entries;
+  assert.deepEqual(
+    log.map((entry: { details: { email: string; reason: string } }) => [entry.details.email, entry.details.reason]),
+    [
+      ['late@corp.example', 'member_removed'],
+      ['ann@corp.example', 'invited_again'],
     ],
   );
 });

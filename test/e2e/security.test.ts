@@ -139,6 +139,43 @@ test('file names are checked as Windows saves them: trailing dots and spaces, sc
 
   const trimmed = await createLink(http, 'plain text', 'minutes.txt. ');
   assert.equal((await http.get(`/api/links/${trimmed}`)).body.name, 'minutes.txt');
+
+  // FormData sends a quote as %22, as browsers do: the name keeps its quotes. A typed name is taken as typed.
+  const quoted = await createLink(http, 'plain text', 'Term sheet "draft" v2.txt');
+  assert.equal((await http.get(`/api/links/${quoted}`)).body.name, 'Term sheet "draft" v2.txt');
+  assert.equal((await http.patch(`/api/links/${quoted}`, { name: 'Rate 100%22.txt' })).body.name, 'Rate 100%22.txt');
+  const controls = await createLink(http, 'plain text', 'a\u009bb\u0085c\u2028d\u2029e.txt');
+  assert.equal((await http.get(`/api/links/${controls}`)).body.name, 'abcde.txt', 'C1 controls and line separators go too');
+  const oneCluster = await createLink(http, 'plain text', `a${'\u0301'.repeat(200)}.txt`);
+  const clusterName: string = (await http.get(`/api/links/${oneCluster}`)).body.name;
+  assert.ok(clusterName.startsWith('a\u0301') && clusterName.endsWith('.txt') && Buffer.byteLength(clusterName) <= 255, clusterName.slice(0, 20));
+});
+
+test('names of data rooms, portals, templates and agreements are kept on one line, and one must show something', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('business');
+  const child = await createLink(http, 'plain text', 'inside.txt');
+  const makers = {
+    room: (name: string) => http.post('/api/links/room', { name, children_ids: [child] }),
+    portal: (name: string) => http.post('/api/client-portals', { name, slug: `p-${Math.random().toString(36).slice(2, 10)}`, allowedEmails: [] }),
+    template: (name: string) => http.post('/api/templates', { name }),
+    agreement: (name: string) => http.post('/api/agreements', { name, text: 'Keep it to yourself.' }),
+  };
+  const readers = {
+    room: async (id: string) => (await http.get(`/api/links/${id}`)).body.name,
+    portal: async (id: string) => (await http.get(`/api/client-portals/${id}`)).body.portal.name,
+    template: async (id: string) => (await http.get(`/api/templates/${id}`)).body.template.name,
+    agreement: async (id: string) => (await http.get(`/api/agreements/${id}`)).body.name,
+  };
+  for (const [kind, make] of Object.entries(makers) as Array<[keyof typeof makers, (name: string) => Promise<{ status: number; body: any }>]>) {
+    for (const blank of ['   ', '\u200b', '\u0085\u009b', '\u202e \u2066']) {
+      const refused = await make(blank);
+      assert.equal(refused.status, 422, `${kind} ${JSON.stringify(blank)}: ${JSON.stringify(refused.body)}`);
+    }
+    const made = await make('  Acme\u202Efdp.exe\nQ3\u0085 ');
+    assert.ok(made.status < 300, `${kind}: ${JSON.stringify(made.body)}`);
+    assert.equal(await readers[kind](String(made.body.id)), 'Acmefdp.exe Q3', kind);
+  }
 });
 
 test('errors the router raises are {error} too; integer path parameters accept decimal digits only', async (t) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TOTP, URI } from 'otpauth';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { startApp, startReplica, type TestApp } from '../helpers/app.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD, type SessionClient } from '../helpers/people.js';
 import { runCli } from '../helpers/process.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -36,7 +36,7 @@ async function magicLinkTokenOf(app: TestApp, person: { email: string; accountEm
   return new URL(signInLink).searchParams.get('token')!;
 }
 
-async function signIn(app: TestApp, email: string, code?: string): Promise<{ status: number; headers: Headers; client: SessionClient }> {
+async function signIn(app: Pick<TestApp, 'url'>, email: string, code?: string): Promise<{ status: number; headers: Headers; client: SessionClient }> {
   const client = createSessionClient(app.url);
   const answer = await client.post('/api/auth/sign-in', { email, password: TEST_PASSWORD, ...(code === undefined ? {} : { code }) });
   return { status: answer.status, headers: answer.headers, client };
@@ -95,6 +95,16 @@ test('two-factor: enrol, confirm, then sign-in asks for the code; a code works o
   const shown = JSON.stringify([(await first.client.get('/api/me')).body, (await first.client.get('/api/audit-log?limit=100')).body]);
   for (const value of [secret, ...recoveryCodes, first.client.sessionId!]) assert.ok(!shown.includes(value), 'no secret shown');
   assert.match(shown, /two_factor\.enabled/);
+});
+
+test('two-factor: a code is accepted once across replicas: the step it spent is kept with the person, not in one process', async (t) => {
+  const app = await startApp(t);
+  const replica = await startReplica(app);
+  const person = await enrolled(app);
+  const code = codeFrom(person.otpauthUri, 1);
+  assert.equal((await signIn(app, person.email, code)).status, 200);
+  const replayed = await signIn({ url: replica.url }, person.email, code);
+  assert.equal(replayed.status, 401, 'the same code on another replica');
 });
 
 test('two-factor: a magic link asks for the code and can be retried with it', async (t) => {

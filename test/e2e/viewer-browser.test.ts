@@ -3,23 +3,30 @@ import fs from 'node:fs/promises';
 import { after, test, type TestContext } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser, openPage, screenshot, until, waitForPages } from '../helpers/browser.js';
-import { createLink } from '../helpers/files.js';
+import { createLink, uploadForm } from '../helpers/files.js';
+import type { HttpClient } from '../helpers/http.js';
 import { makePdf, pdfPageTexts } from '../helpers/pdf.js';
 import { otpCodeIn, startSmtp } from '../helpers/smtp.js';
+import sharp from 'sharp';
 import { waitFor } from '../helpers/wait.js';
 
 after(closeBrowser);
+
+/** Waits (60 s at most) until the link's document is drawn, of `pages` pages when given (a new version's count). */
+async function documentReady(http: HttpClient, id: string, pages?: number): Promise<void> {
+  await waitFor(
+    async () => (await http.get(`/api/links/${id}`)).body.document as { status: string; pages: number },
+    (document) => document.status === 'ready' && (pages === undefined || document.pages === pages),
+    60_000,
+  );
+}
 
 /** A watermarked PDF of `pages` pages, all drawn, and a browser page to visit it with. */
 async function watermarkedDeck(t: TestContext, pages: number) {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');
   const id = await createLink(http, await makePdf(pages), 'Deck.pdf', { hasWatermark: '1' });
-  await waitFor(
-    async () => ((await http.get(`/api/links/${id}`)).body.document as { status: string }).status,
-    (status) => status === 'ready',
-    60_000,
-  );
+  await documentReady(http, id);
   return { app, id, page: await openPage(t) };
 }
 
@@ -277,11 +284,15 @@ for (const viewport of [
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await until(async () => (await counter.inputValue()) === '2');
+    const spoken = page.locator('#viewer-page-spoken');
+    assert.equal(await spoken.getAttribute('aria-live'), 'polite');
+    assert.equal(await spoken.textContent(), 'Page 2 of 6', 'a screen reader hears where the visitor is');
     await page.locator('#paged-viewer').focus();
     await page.keyboard.press('ArrowRight');
     await until(async () => (await counter.inputValue()) === '3');
     await page.keyboard.press('End');
     await until(async () => (await counter.inputValue()) === '6');
+    assert.equal(await spoken.textContent(), 'Page 6 of 6');
     assert.ok(await page.getByRole('button', { name: 'Next page' }).isDisabled(), 'no page after the last');
 
     // A side column on wide screens, a strip to open on a phone.
@@ -305,3 +316,123 @@ for (const viewport of [
     await screenshot(page, `paged-viewer-${viewport.width}`);
   });
 }
+
+test('mid-read: a reload keeps the page, a link turned off is said, and a replaced document is said with none of its pages mixed in', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const status = (page: Awaited<ReturnType<typeof openPage>>) => page.locator('#viewer-status');
+
+  const deck = await createLink(http, await makePdf(12), 'Deck.pdf');
+  await documentReady(http, deck, 12);
+  const reader = await openPage(t);
+  await reader.goto(`${app.url}/v/${deck}`);
+  await waitForPages(reader, 12);
+  const counter = reader.getByLabel('Page', { exact: true });
+  await reader.getByLabel('Page', { exact: true }).fill('4');
+  await reader.keyboard.press('Enter');
+  await until(async () => (await counter.inputValue()) === '4');
+  await reader.reload();
+  await waitForPages(reader, 12);
+  await until(async () => (await counter.inputValue()) === '4');
+  assert.equal(new URL(reader.url()).hash, '#page=4', 'the place is in the address');
+
+  assert.equal((await http.patch(`/api/links/${deck}/active`, { isActive: false })).status, 200);
+  await reader.keyboard.press('End');
+  await until(async () => (await status(reader).innerText()).includes('This document can no longer be opened from this page.'), 20_000);
+
+  const replaced = await createLink(http, await makePdf(12), 'Board.pdf');
+  await documentReady(http, replaced, 12);
+  const visitor = await openPage(t);
+  await visitor.goto(`${app.url}/v/${replaced}`);
+  await waitForPages(visitor, 12);
+  const pageImages: string[] = [];
+  visitor.on('response', (response) => {
+    if (/\/pages\/\d+(\?|$)/.test(new URL(response.url()).pathname + '?')) pageImages.push(`${response.status()} ${new URL(response.url()).search}`);
+  });
+  assert.equal((await http.put(`/api/links/${replaced}/file`, uploadForm(await makePdf(3), 'Board v2.pdf'))).status, 200);
+  await documentReady(http, replaced, 3);
+  await visitor.keyboard.press('End');
+  await until(async () => (await status(visitor).innerText()).includes('This document has been updated.'), 20_000);
+  assert.ok(
+    pageImages.every((line) => !line.startsWith('200') || line.includes('v=1')),
+    `only pages of the version opened were shown: ${pageImages.join(', ')}`,
+  );
+});
+
+test('pages that failed while the network was down load once it is back', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const deck = await createLink(http, await makePdf(12), 'Deck.pdf');
+  await documentReady(http, deck);
+  const page = await openPage(t);
+  await page.goto(`${app.url}/v/${deck}`);
+  await waitForPages(page, 12);
+  await page.context().setOffline(true);
+  await page.locator('#paged-viewer').focus();
+  await page.keyboard.press('End');
+  const failed = page.locator('.viewer-page.failed');
+  await failed.first().waitFor({ timeout: 30_000 }); // after the retries, 2, 4 and 8 s apart
+  await page.context().setOffline(false);
+  await failed.first().waitFor({ state: 'detached', timeout: 15_000 });
+  const last = page.locator('.viewer-page[data-page="12"] img');
+  await until(async () => (await last.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)) > 0, 15_000);
+});
+
+test('only time the tab is shown is reading time: not a background stretch before closing, nor a tab never looked at', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const deck = await createLink(http, await makePdf(2), 'Deck.pdf');
+  await documentReady(http, deck);
+  const analytics = async () => (await http.get(`/api/links/${deck}/analytics`)).body as { totalSeconds: number; totalViews: number };
+  // What Chrome tells a page when its tab goes to the background.
+  const hidden = `Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });`;
+
+  const reader = await openPage(t);
+  await reader.goto(`${app.url}/v/${deck}`);
+  await reader.locator('.viewer-page img').first().waitFor();
+  await reader.waitForTimeout(2_000);
+  await reader.evaluate(`${hidden} document.dispatchEvent(new Event('visibilitychange'))`);
+  await reader.waitForTimeout(5_000);
+  await reader.close({ runBeforeUnload: true });
+  const read = await waitFor(analytics, (body) => body.totalSeconds > 0, 10_000);
+  assert.ok(read.totalSeconds >= 1 && read.totalSeconds <= 3, `about 2 s shown, then 5 s hidden: ${read.totalSeconds} s counted`);
+
+  // A link opened in a background tab and closed unseen.
+  const unseen = await openPage(t);
+  await unseen.addInitScript(hidden);
+  await unseen.goto(`${app.url}/v/${deck}`);
+  await unseen.locator('#paged-viewer[data-status="ready"]').waitFor();
+  await unseen.waitForTimeout(3_000);
+  await unseen.close({ runBeforeUnload: true });
+  await waitFor(analytics, (body) => body.totalViews === 2, 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // a beacon sent at close, had there been one
+  assert.equal((await analytics()).totalSeconds, read.totalSeconds, 'never shown, never read');
+});
+
+test('the time on a document reaches its analytics when the visitor leaves: per page for a paged one, as page 1 for a picture', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const picture = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#3366aa' } })
+    .png()
+    .toBuffer();
+  const image = await createLink(http, picture, 'Plan.png');
+  const deck = await createLink(http, await makePdf(2), 'Deck.pdf');
+  await documentReady(http, deck);
+  for (const [id, shown] of [
+    [image, 'img.media'],
+    [deck, '.viewer-page img'],
+  ] as const) {
+    const page = await openPage(t);
+    await page.goto(`${app.url}/v/${id}`);
+    await page.locator(shown).first().waitFor();
+    await page.waitForTimeout(1_500);
+    await page.close({ runBeforeUnload: true });
+    const analytics = await waitFor(
+      async () => (await http.get(`/api/links/${id}/analytics`)).body as { totalSeconds: number; pages: Array<{ page: number; seconds: number }> },
+      (body) => body.totalSeconds > 0,
+      10_000,
+    );
+    assert.equal(analytics.pages[0]?.page, 1, id === image ? 'a picture is its page 1' : 'the page read');
+  }
+});

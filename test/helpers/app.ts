@@ -197,16 +197,11 @@ export async function testEnv(
   return { ...env, ...overrides };
 }
 
-/** Builds the real app over a fresh database and listens on a random loopback port. */
-export async function startApp(t: TestContext, options: { env?: Record<string, string>; clock?: () => number } = {}): Promise<TestApp> {
-  // Registered before testEnv's hooks, which run after it (in order): the app flushes and
-  // closes while its database schema still exists.
-  let close = async () => {};
-  t.after(() => close());
-  const env = await testEnv(t, options.env, { migrated: true });
-  const runtime = await createRuntime(loadConfig(env), { clock: options.clock });
+/** The real app over `env`, listening on a random loopback port; `close` ends it and its runtime. */
+async function serve(env: Record<string, string>, clock?: () => number) {
+  const runtime = await createRuntime(loadConfig(env), { clock });
   const app = await buildApp(runtime);
-  close = async () => {
+  const close = async () => {
     // The test is over: every connection goes now. Node does not always count a finished
     // keep-alive connection as idle (seen after a client left an answer unread): close() then
     // waited about 70 s for the server's timeouts to drop it.
@@ -219,9 +214,38 @@ export async function startApp(t: TestContext, options: { env?: Record<string, s
   await app.listen({ host: '127.0.0.1', port: Number(env.PORT) });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no TCP address');
-  const url = `http://127.0.0.1:${address.port}`;
+  return { url: `http://127.0.0.1:${address.port}`, app, runtime, close };
+}
+
+/**
+ * Another replica of `of`: a second runtime on the same database, data folder, master key and
+ * Redis prefix, as a second process behind a balancer would be; closed with it.
+ */
+export async function startReplica(of: TestApp): Promise<{ url: string; runtime: Runtime }> {
+  const replica = await serve(of.env);
+  // Closed with `of`, before its database goes.
+  replicasOf.get(of)!.push(replica.close);
+  return { url: replica.url, runtime: replica.runtime };
+}
+
+const replicasOf = new WeakMap<TestApp, Array<() => Promise<void>>>();
+
+/** Builds the real app over a fresh database and listens on a random loopback port. */
+export async function startApp(t: TestContext, options: { env?: Record<string, string>; clock?: () => number } = {}): Promise<TestApp> {
+  // Registered before testEnv's hooks, which run after it (in order): the app flushes and
+  // closes while its database schema still exists.
+  let close = async () => {};
+  t.after(() => close());
+  const env = await testEnv(t, options.env, { migrated: true });
+  const served = await serve(env, options.clock);
+  const replicas: Array<() => Promise<void>> = [];
+  close = async () => {
+    for (const closeReplica of replicas) await closeReplica();
+    await served.close();
+  };
+  const { url, app, runtime } = served;
   let accounts = 0;
-  return {
+  const testApp: TestApp = {
     url,
     app,
     runtime,
@@ -234,4 +258,6 @@ export async function startApp(t: TestContext, options: { env?: Record<string, s
       return { accountId, apiKey, email, http: createHttpClient(url, apiKey) };
     },
   };
+  replicasOf.set(testApp, replicas);
+  return testApp;
 }

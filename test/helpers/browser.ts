@@ -36,10 +36,10 @@ export async function launchChromium(): Promise<Browser> {
 let shared: Promise<Browser> | undefined;
 
 /** A headless Chromium page; one browser per test file, closed when the file's tests end. */
-export async function openPage(t: TestContext, options: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+export async function openPage(t: TestContext, options: { viewport?: { width: number; height: number }; timezoneId?: string } = {}): Promise<Page> {
   shared ??= launchChromium();
   const browser = await shared;
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1024, height: 800 } });
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1024, height: 800 }, timezoneId: options.timezoneId });
   t.after(() => context.close());
   return context.newPage();
 }

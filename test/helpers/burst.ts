@@ -48,7 +48,8 @@ export async function burst(baseUrl: string, requests: BurstRequest[], timeoutMs
       }),
   );
   const lastBytes = requests.map((request, index) => {
-    const headers: Record<string, string> = { host, connection: 'close', ...request.headers };
+    // A browser's name, as the requests of the tests that burst are a visitor's (no agent at all is no person to the viewer).
+    const headers: Record<string, string> = { host, connection: 'close', 'user-agent': 'Mozilla/5.0 (linkvault tests)', ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     const whole = Buffer.concat([

@@ -21,8 +21,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * A browser page whose test fails on any script error, CSP refusal or browser dialog (an
  * injected alert()), as the owner pages' tests do.
  */
-export async function watchedPage(t: TestContext, viewport: { width: number; height: number } = DESKTOP): Promise<Page> {
-  const page = await openPage(t, { viewport });
+export async function watchedPage(t: TestContext, viewport: { width: number; height: number } = DESKTOP, timezoneId?: string): Promise<Page> {
+  const page = await openPage(t, { viewport, timezoneId });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
   page.on('console', (message) => {
@@ -43,11 +43,11 @@ export async function watchedPage(t: TestContext, viewport: { width: number; hei
 export async function signedInDashboard(
   t: TestContext,
   app: TestApp,
-  options: { role?: Role; accountId?: number; viewport?: { width: number; height: number } } = {},
+  options: { role?: Role; accountId?: number; viewport?: { width: number; height: number }; timezoneId?: string } = {},
 ) {
   const accountId = options.accountId ?? (await app.createAccount()).accountId;
   const person = await signedInPerson(app, accountId, options.role ?? 'owner');
-  const page = await watchedPage(t, options.viewport);
+  const page = await watchedPage(t, options.viewport, options.timezoneId);
   await page.context().addCookies([{ name: 'lv_session', value: person.client.sessionId!, url: app.url }]);
   return { ...person, accountId, page };
 }

@@ -146,8 +146,8 @@ const MAX_STEPS = 12;
  * Starts single sign-on at the app and goes through the provider's login (as `login`) and
  * consent pages; answers the callback URL the provider sends the browser back to, not yet opened.
  */
-export async function throughProvider(browser: CookieBrowser, appUrl: string, login: string): Promise<string> {
-  let page = await browser.get(`${appUrl}/auth/oidc/start`);
+export async function throughProvider(browser: CookieBrowser, appUrl: string, login: string, start = '/auth/oidc/start'): Promise<string> {
+  let page = await browser.get(`${appUrl}${start}`);
   for (let step = 0; step < MAX_STEPS; step++) {
     if (page.location?.startsWith(`${appUrl}/auth/oidc/callback`)) return page.location;
     if (page.location !== undefined) {

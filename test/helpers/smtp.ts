@@ -5,6 +5,8 @@ import { SMTPServer } from 'smtp-server';
 export interface ReceivedMail {
   to: string[];
   from: string | undefined;
+  /** the From header's display name, as a mail client shows it */
+  fromName: string | undefined;
   subject: string;
   text: string;
   html: string | false;
@@ -30,6 +32,7 @@ export async function startSmtp(t: TestContext) {
           received.push({
             to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
             from: parsed.from?.value[0]?.address,
+            fromName: parsed.from?.value[0]?.name,
             subject: parsed.subject ?? '',
             text: parsed.text ?? '',
             html: parsed.html,

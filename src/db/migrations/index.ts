@@ -36,6 +36,11 @@ import * as unverifiedAddresses from './0034-unverified-addresses.js';
 import * as fairJobs from './0035-fair-jobs.js';
 import * as passwordStamps from './0036-password-stamps.js';
 import * as purgedRenditions from './0037-purged-renditions.js';
+import * as fulfilledPurchases from './0038-fulfilled-purchases.js';
+import * as totpLastStep from './0039-totp-last-step.js';
+import * as purchasePool from './0040-purchase-pool.js';
+import * as portalVisits from './0041-portal-visits.js';
+import * as downloadTokenExpiry from './0042-download-token-expiry.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -76,6 +81,11 @@ const migrations: Record<string, Migration> = {
   '0035-fair-jobs': fairJobs,
   '0036-password-stamps': passwordStamps,
   '0037-purged-renditions': purgedRenditions,
+  '0038-fulfilled-purchases': fulfilledPurchases,
+  '0039-totp-last-step': totpLastStep,
+  '0040-purchase-pool': purchasePool,
+  '0041-portal-visits': portalVisits,
+  '0042-download-token-expiry': downloadTokenExpiry,
 };
 
 export const migrationProvider: MigrationProvider = {

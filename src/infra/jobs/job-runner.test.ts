@@ -3,7 +3,7 @@ import { test, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import { openTestDatabase } from '../../../test/helpers/database.js';
 import type { Db } from '../../db/kysely.js';
-import { createJobRunner, PermanentJobError, type JobKind, type JobLog, type JobRunnerDeps } from './job-runner.js';
+import { createJobRunner, PermanentJobError, type JobKind, type JobLog, type JobRunner, type JobRunnerDeps } from './job-runner.js';
 import { claimDueJob, completeJob, failJob, insertJobs, listJobs, retryJob } from './jobs.repo.js';
 
 interface LogEntry {
@@ -403,19 +403,51 @@ test('a running job learns whether another job of its kind is due and waiting, i
   );
 });
 
-test('stop gives up waiting after its bound; the job keeps its lease', async (t) => {
-  const { db, log, runner } = await setup(t);
-  const jobs = runner({ clock: Date.now, stopTimeoutMs: 50 });
-  jobs.register('test.kind', recordingKind({ run: () => new Promise<void>(() => {}) }).kind);
+/** Starts `jobs` on one job, and stops it while that job runs: stop returns within its bounds. */
+async function stopWhileRunning(db: Db, jobs: JobRunner): Promise<void> {
   jobs.start();
   await jobs.enqueue('test.kind', { n: 1 });
   await until(async () => (await listJobs(db))[0]?.status === 'running');
   const before = Date.now();
   await jobs.stop();
   assert.ok(Date.now() - before < 2_000);
+}
+
+test('stop aborts a job still running after its bound; one that ignores its signal keeps its lease', async (t) => {
+  const { db, log, runner } = await setup(t);
+  const jobs = runner({ clock: Date.now, stopTimeoutMs: 50, abortedGraceMs: 50 });
+  jobs.register('test.kind', recordingKind({ run: () => new Promise<void>(() => {}) }).kind);
+  await stopWhileRunning(db, jobs);
   assert.equal((await listJobs(db))[0]?.status, 'running');
   assert.equal(log.entries[0]?.level, 'warn');
   assert.match(log.entries[0]?.msg ?? '', /resume when their lease has passed/);
+});
+
+test('a job aborted by stop is due again at once, without a failure: what it threw is not its outcome', async (t) => {
+  const { db, log, runner } = await setup(t);
+  const jobs = runner({ clock: Date.now, stopTimeoutMs: 50 });
+  const aborted: boolean[] = [];
+  jobs.register(
+    'test.kind',
+    recordingKind({
+      run: (_payload, job) =>
+        new Promise<void>((_resolve, reject) => {
+          job.signal.addEventListener('abort', () => {
+            aborted.push(true);
+            reject(new Error('cut short'));
+          });
+        }),
+      backoffMs: () => 3_600_000,
+    }).kind,
+  );
+  await stopWhileRunning(db, jobs);
+  assert.deepEqual(aborted, [true]);
+  const [job] = await listJobs(db);
+  assert.equal(job?.status, 'pending');
+  assert.equal(job?.attempts, 0, 'the attempt cut short is given back: stops never fail a job');
+  assert.equal(job?.last_error, 'the server stopped during this attempt');
+  assert.ok(job!.run_at <= Date.now(), "due at once, not after the kind's backoff");
+  assert.match(log.entries.at(-1)?.msg ?? '', /stopped jobs still running; they are due again/);
 });
 
 test('runs, failures, durations and unfinished jobs are counted by kind on the registry /metrics serves', async (t) => {

@@ -14,6 +14,7 @@ import {
   hasWaitingJob,
   insertJobs,
   lastTurnOf,
+  releaseJob,
   retryJob,
 } from './jobs.repo.js';
 
@@ -32,6 +33,12 @@ export interface RunningJob {
   attempt: number;
   /** True once the runner is stopping: a job that works in turns ends its turn and queues the rest. */
   stopping(): boolean;
+  /**
+   * Aborted when the runner stops and no longer waits for the job: work that holds something
+   * outside this process (a LibreOffice process, its decrypted input) ends it. The job is then
+   * due again at once, for another runner or the next start; what it threw is not its outcome.
+   */
+  signal: AbortSignal;
   /**
    * Whether another job of this kind is due and waiting for a runner, so a long job can give way
    * to it. The database is asked at most once a second per job; in between the last answer holds.
@@ -116,8 +123,10 @@ export interface JobRunnerDeps {
   log: JobLog;
   /** Where the jobs_* metrics go: the registry /metrics serves (none: not counted). */
   registry?: Registry;
-  /** How long stop() waits for running jobs (default 30 s); a job still running then keeps its lease. */
+  /** How long stop() waits for running jobs (default 30 s) before it aborts them. */
   stopTimeoutMs?: number;
+  /** How long stop() then waits for the jobs it aborted to end (default 5 s). */
+  abortedGraceMs?: number;
 }
 
 const MAX_ERROR_LENGTH = 1000;
@@ -153,10 +162,13 @@ interface KindState {
 export function createJobRunner(deps: JobRunnerDeps) {
   const { db, clock, log } = deps;
   const stopTimeoutMs = deps.stopTimeoutMs ?? 30_000;
+  const abortedGraceMs = deps.abortedGraceMs ?? 5_000;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const metrics = deps.registry && createJobMetrics(deps.registry, () => countUnfinishedJobs(db));
   const kinds = new Map<string, KindState>();
   const executions = new Set<Promise<void>>();
+  /** One per job running here: stop() aborts those it stops waiting for. */
+  const aborters = new Set<AbortController>();
   let running = false;
   // Bumped by stop(): loops started before it end after their current job, even one that outlasts the wait.
   let generation = 0;
@@ -189,7 +201,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
   }
 
   /** What a running job may ask of the runner: whether to end its turn early. */
-  function runningJob(state: KindState, job: JobRow): RunningJob {
+  function runningJob(state: KindState, job: JobRow, signal: AbortSignal): RunningJob {
     const started = generation;
     let asked: { at: number; answer: Promise<boolean> } | undefined;
     return {
@@ -197,6 +209,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
       kind: state.name,
       attempt: job.attempts,
       stopping: () => generation !== started,
+      signal,
       othersWaiting() {
         const now = clock();
         if (!asked || now - asked.at >= OTHERS_WAITING_CHECK_MS) {
@@ -213,15 +226,23 @@ export function createJobRunner(deps: JobRunnerDeps) {
     let failure: { error: unknown } | undefined;
     metrics?.run.inc({ kind: state.name });
     const endTimer = metrics?.duration.startTimer({ kind: state.name });
+    const aborter = new AbortController();
+    aborters.add(aborter);
     try {
       payload = JSON.parse(job.payload);
       // Taken again after its last attempt's lease ran out: that attempt never ended (a crash, or it hung).
       if (job.attempts > maxAttempts) throw new PermanentJobError('abandoned during its last attempt (its lease ran out)');
-      await state.kind.run(payload, runningJob(state, job));
+      await state.kind.run(payload, runningJob(state, job, aborter.signal));
     } catch (error) {
       failure = { error };
     } finally {
       endTimer?.();
+      aborters.delete(aborter);
+    }
+    if (failure && aborter.signal.aborted) {
+      // Cut short by stop(), not failed: due again now, the attempt given back, without the kind's backoff or its failure record.
+      await releaseJob(db, job, 'the server stopped during this attempt', clock());
+      return;
     }
     // Outside the try: a database error while recording success must not count as a failed run.
     if (failure) await recordFailure(state, job, payload, failure.error, maxAttempts);
@@ -383,8 +404,9 @@ export function createJobRunner(deps: JobRunnerDeps) {
     },
 
     /**
-     * Stops polling and waits for the jobs running here, up to stopTimeoutMs. A job still running
-     * then keeps its lease: another runner takes it once the lease has passed.
+     * Stops polling and waits for the jobs running here, up to stopTimeoutMs; then aborts them
+     * (`RunningJob.signal`) and waits a few seconds more. An aborted job is due again at once; one
+     * that ignores its signal keeps its lease, and another runner takes it once the lease has passed.
      */
     async stop(): Promise<void> {
       running = false;
@@ -393,14 +415,22 @@ export function createJobRunner(deps: JobRunnerDeps) {
       clearInterval(pruner);
       const workers = [...kinds.values()].flatMap((state) => [...state.workers]);
       const settled = Promise.allSettled([...executions, ...workers, pruning]).then(() => true);
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), stopTimeoutMs);
-      });
-      const finished = await Promise.race([settled, timedOut]);
-      clearTimeout(timer);
-      if (!finished)
-        log.warn({ running: executions.size }, 'job runner stopped while jobs were still running; they resume when their lease has passed');
+      const within = async (ms: number) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), ms);
+        });
+        const finished = await Promise.race([settled, timedOut]);
+        clearTimeout(timer);
+        return finished;
+      };
+      if (await within(stopTimeoutMs)) return;
+      for (const aborter of aborters) aborter.abort();
+      if (await within(abortedGraceMs)) {
+        log.warn({}, 'job runner stopped jobs still running; they are due again');
+        return;
+      }
+      log.warn({ running: executions.size }, 'job runner stopped while jobs were still running; they resume when their lease has passed');
     },
   };
 }

@@ -130,6 +130,10 @@ export const completeJob = (db: Executor, claim: JobClaim, now: number) =>
 export const retryJob = (db: Executor, claim: JobClaim, runAt: number, error: string, now: number) =>
   finishAttempt(db, claim, { status: 'pending', run_at: runAt, turn_at: runAt, last_error: error, updated_at: now });
 
+/** A job its runner stopped, due again now: the attempt it was cut short in is given back, as it did not fail. */
+export const releaseJob = (db: Executor, claim: JobClaim, error: string, now: number) =>
+  finishAttempt(db, claim, { status: 'pending', attempts: claim.attempts - 1, run_at: now, turn_at: now, last_error: error, updated_at: now });
+
 export const failJob = (db: Executor, claim: JobClaim, error: string, now: number) =>
   finishAttempt(db, claim, { status: 'failed', last_error: error, updated_at: now });
 

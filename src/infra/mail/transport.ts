@@ -16,8 +16,8 @@ export interface MailTransportSettings {
   requireTLS: boolean;
   user?: string;
   pass?: string;
-  /** the From header, "Name <address>" or a bare address */
-  from: string;
+  /** the From header: a bare address, "Name <address>", or a name and address for nodemailer to quote */
+  from: string | { name: string; address: string };
   /** `servername`: the name the certificate must carry when `host` is the address it was resolved to. */
   tls?: { rejectUnauthorized?: boolean; ca?: string; servername?: string };
 }

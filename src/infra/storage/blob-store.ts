@@ -36,7 +36,27 @@ export interface BlobStore {
    * written, in no promised order: the orphan sweep leaves blobs too young to judge alone.
    */
   entries(prefix: string): AsyncIterable<BlobEntry>;
+  /** Waits for the puts still settling (a cut upload removing its temporary data), then lets go. */
   close(): Promise<void>;
+}
+
+/**
+ * The puts under way in a store, for its close(): at shutdown a put cut with its request is still
+ * removing its temporary file (or multipart upload) when the process would exit.
+ */
+export function trackedPuts() {
+  const settling = new Set<Promise<unknown>>();
+  return {
+    track<T>(put: Promise<T>): Promise<T> {
+      settling.add(put);
+      void put.then(
+        () => settling.delete(put),
+        () => settling.delete(put),
+      );
+      return put;
+    },
+    settled: () => Promise.allSettled([...settling]),
+  };
 }
 
 export interface BlobEntry {

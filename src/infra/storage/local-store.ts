@@ -12,6 +12,7 @@ import {
   assertValidBlobKey,
   assertValidBlobPrefix,
   assertValidByteRange,
+  trackedPuts,
   type BlobEntry,
   type BlobStore,
   type ByteRange,
@@ -126,38 +127,42 @@ export function createLocalBlobStore(dir: string, options: { inspectOnly?: boole
     }
   }
 
+  const puts = trackedPuts();
+
+  async function put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
+    const { signal } = options;
+    const tmp = path.join(tmpDir, `${processOwner()}~${randomUUID()}`);
+    let target: string | undefined;
+    let fd: number | undefined;
+    let writer: fs.WriteStream | undefined;
+    let renamed = false;
+    try {
+      target = blobPath(key);
+      if (signal?.aborted) throw abortError(signal);
+      // Our own fd, so that it outlives the stream's 'finish' for the fsync (autoClose: false);
+      // from here on the stream owns it: destroying the stream closes it.
+      fd = await openFile(tmp, 'wx', 0o600);
+      writer = fs.createWriteStream(tmp, { fd, autoClose: false, highWaterMark: WRITE_HIGH_WATER_MARK });
+      await pipeline(body, writer, { signal });
+      await fsyncFile(fd);
+      await closeWriter(writer);
+      if (signal?.aborted) throw abortError(signal);
+      await moveIntoPlace(tmp, target);
+      renamed = true;
+      return { size: writer.bytesWritten };
+    } catch (error) {
+      body.destroy();
+      if (writer) await closeWriter(writer).catch(() => undefined);
+      else if (fd !== undefined) await closeFile(fd).catch(() => undefined);
+      await fsp.rm(tmp, { force: true }).catch(() => undefined);
+      // Renamed but a folder fsync failed: the blob is not known durable, so it must not stay.
+      if (renamed && target !== undefined) await fsp.rm(target, { force: true }).catch(() => undefined);
+      throw signal?.aborted ? abortError(signal) : error;
+    }
+  }
+
   return {
-    async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
-      const { signal } = options;
-      const tmp = path.join(tmpDir, `${processOwner()}~${randomUUID()}`);
-      let target: string | undefined;
-      let fd: number | undefined;
-      let writer: fs.WriteStream | undefined;
-      let renamed = false;
-      try {
-        target = blobPath(key);
-        if (signal?.aborted) throw abortError(signal);
-        // Our own fd, so that it outlives the stream's 'finish' for the fsync (autoClose: false);
-        // from here on the stream owns it: destroying the stream closes it.
-        fd = await openFile(tmp, 'wx', 0o600);
-        writer = fs.createWriteStream(tmp, { fd, autoClose: false, highWaterMark: WRITE_HIGH_WATER_MARK });
-        await pipeline(body, writer, { signal });
-        await fsyncFile(fd);
-        await closeWriter(writer);
-        if (signal?.aborted) throw abortError(signal);
-        await moveIntoPlace(tmp, target);
-        renamed = true;
-        return { size: writer.bytesWritten };
-      } catch (error) {
-        body.destroy();
-        if (writer) await closeWriter(writer).catch(() => undefined);
-        else if (fd !== undefined) await closeFile(fd).catch(() => undefined);
-        await fsp.rm(tmp, { force: true }).catch(() => undefined);
-        // Renamed but a folder fsync failed: the blob is not known durable, so it must not stay.
-        if (renamed && target !== undefined) await fsp.rm(target, { force: true }).catch(() => undefined);
-        throw signal?.aborted ? abortError(signal) : error;
-      }
-    },
+    put: (key: string, body: Readable, options?: { signal?: AbortSignal }) => puts.track(put(key, body, options)),
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       const file = blobPath(key);
@@ -245,6 +250,7 @@ export function createLocalBlobStore(dir: string, options: { inspectOnly?: boole
     },
 
     async close(): Promise<void> {
+      await puts.settled();
       await sweepingStaleTemps;
     },
   };

@@ -16,6 +16,7 @@ import {
   assertValidBlobKey,
   assertValidBlobPrefix,
   assertValidByteRange,
+  trackedPuts,
   type BlobEntry,
   StorageUnavailableError,
   type BlobStore,
@@ -87,54 +88,58 @@ export function createS3BlobStore(config: S3BlobStoreConfig, options: { timeoutM
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
   }
 
-  return {
-    async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
-      const { signal } = options;
-      try {
-        assertValidBlobKey(key);
-        if (signal?.aborted) throw abortError(signal);
-      } catch (error) {
-        body.destroy();
-        throw error;
-      }
-      let size = 0;
-      let bodyError: unknown;
-      body.once('error', (error) => (bodyError ??= error));
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          size += chunk.length;
-          done(null, chunk);
-        },
-      });
-      // The signal destroys the body instead of calling upload.abort(): abort() makes done() reject
-      // at once while parts are still in flight and AbortMultipartUpload is not yet sent, whereas a
-      // failing body makes done() wait for both, so put settles only once nothing is left behind.
-      const piping = pipeline(body, counter, { signal }).catch(() => undefined); // surfaces through done()
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: key, Body: counter },
-        partSize: PART_SIZE,
-        queueSize: PARTS_IN_FLIGHT,
-        leavePartsOnError: false,
-      });
-      try {
-        await upload.done();
-      } catch (error) {
-        body.destroy();
-        counter.destroy();
-        await piping;
-        if (signal?.aborted) throw abortError(signal);
-        // When AbortMultipartUpload itself fails, done() rejects with that; the body's error says more.
-        throw bodyError ?? error;
-      }
+  async function put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
+    const { signal } = options;
+    try {
+      assertValidBlobKey(key);
+      if (signal?.aborted) throw abortError(signal);
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
+    let size = 0;
+    let bodyError: unknown;
+    body.once('error', (error) => (bodyError ??= error));
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    // The signal destroys the body instead of calling upload.abort(): abort() makes done() reject
+    // at once while parts are still in flight and AbortMultipartUpload is not yet sent, whereas a
+    // failing body makes done() wait for both, so put settles only once nothing is left behind.
+    const piping = pipeline(body, counter, { signal }).catch(() => undefined); // surfaces through done()
+    const upload = new Upload({
+      client,
+      params: { Bucket: bucket, Key: key, Body: counter },
+      partSize: PART_SIZE,
+      queueSize: PARTS_IN_FLIGHT,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      body.destroy();
+      counter.destroy();
       await piping;
-      // Aborted while the last request was in flight: the object landed, but the caller gave up on it.
-      if (signal?.aborted) {
-        await deleteObject(key);
-        throw abortError(signal);
-      }
-      return { size };
-    },
+      if (signal?.aborted) throw abortError(signal);
+      // When AbortMultipartUpload itself fails, done() rejects with that; the body's error says more.
+      throw bodyError ?? error;
+    }
+    await piping;
+    // Aborted while the last request was in flight: the object landed, but the caller gave up on it.
+    if (signal?.aborted) {
+      await deleteObject(key);
+      throw abortError(signal);
+    }
+    return { size };
+  }
+
+  const puts = trackedPuts();
+
+  return {
+    put: (key: string, body: Readable, options?: { signal?: AbortSignal }) => puts.track(put(key, body, options)),
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
       assertValidBlobKey(key);
@@ -208,6 +213,7 @@ export function createS3BlobStore(config: S3BlobStoreConfig, options: { timeoutM
     },
 
     async close(): Promise<void> {
+      await puts.settled();
       client.destroy();
     },
   };

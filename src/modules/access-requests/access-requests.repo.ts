@@ -47,24 +47,28 @@ export async function decideAccessRequest(db: Executor, linkId: string, id: numb
   return result.numUpdatedRows > 0n;
 }
 
-export async function countPendingRequests(db: Executor, accountId: number): Promise<number> {
+export async function countPendingRequests(db: Executor, accountId: number, now: number): Promise<number> {
   const row = await db
     .selectFrom('access_requests')
     .innerJoin('links', 'links.id', 'access_requests.link_id')
     .where('links.account_id', '=', accountId)
     .where('access_requests.status', '=', 'pending')
+    .where('links.requires_approval', '=', 1)
+    .where('links.expires_at', '>', now)
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** The account's requests waiting for an answer, newest first, with the name of the link each asks for. */
-export function listPendingRequests(db: Executor, accountId: number, limit: number) {
+export function listPendingRequests(db: Executor, accountId: number, now: number, limit: number) {
   return db
     .selectFrom('access_requests')
     .innerJoin('links', 'links.id', 'access_requests.link_id')
     .where('links.account_id', '=', accountId)
     .where('access_requests.status', '=', 'pending')
+    .where('links.requires_approval', '=', 1)
+    .where('links.expires_at', '>', now)
     .select([
       'access_requests.id',
       'access_requests.link_id',

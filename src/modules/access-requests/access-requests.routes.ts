@@ -85,7 +85,7 @@ export const accessRequestsRoutes: FastifyPluginAsyncTypebox<{ accessRequests: A
   );
 
   app.route({
-    method: ['PATCH', 'PUT', 'POST'],
+    method: 'PATCH',
     url: '/:id/requests/:requestId',
     schema: {
       tags,

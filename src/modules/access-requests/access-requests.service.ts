@@ -21,14 +21,14 @@ const verifiedOf = (flag: number | null) => (flag === null ? null : flag === 1);
 
 /**
  * The visitor's side of the approval gate, as the visits module uses it: open a request in the
- * visit's transaction, and read one back. Needs nothing, so the visits service can have it.
+ * visit's transaction, and read one back. Needs no other service, so the visits service can have it.
  */
-export function createAccessRequestRecords(deps: { db: Db }) {
-  const { db } = deps;
+export function createAccessRequestRecords(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
   return {
     find: (requestId: number, executor: Executor = db) => findAccessRequest(executor, requestId),
     open: (trx: Executor, request: NewAccessRequest) => insertAccessRequest(trx, request),
-    pendingCount: (accountId: number) => countPendingRequests(db, accountId),
+    pendingCount: (accountId: number) => countPendingRequests(db, accountId, clock()),
   };
 }
 
@@ -52,16 +52,20 @@ export function createAccessRequestsService(deps: {
 }) {
   const { db, clock, links, notify, events, audit } = deps;
 
+  /** The live link whose requests are asked for: 404, 410 once expired, 422 when it asks for no approval. */
   async function linkRequiringApproval(accountId: number, linkId: string): Promise<LinkRow> {
-    const link = await links.ownLink(accountId, linkId, { live: false });
+    const link = await links.ownLink(accountId, linkId, { live: true });
     if (link.requires_approval !== 1) throw unprocessable('This link does not require approval');
     return link;
   }
 
   return {
-    /** Requests waiting for an answer over all the account's links (the dashboard's Requests screen). */
+    /**
+     * Requests waiting for an answer over all the account's links (the dashboard's Requests screen):
+     * those of live links that still ask for approval, the only ones an owner can answer.
+     */
     async pending(accountId: number, limit: number) {
-      const requests = await listPendingRequests(db, accountId, limit);
+      const requests = await listPendingRequests(db, accountId, clock(), limit);
       return requests.map((request) => ({
         id: request.id,
         linkId: request.link_id,
@@ -122,7 +126,7 @@ export function createAccessRequestsService(deps: {
       return decision;
     },
 
-    pendingCount: (accountId: number) => countPendingRequests(db, accountId),
+    pendingCount: (accountId: number) => countPendingRequests(db, accountId, clock()),
   };
 }
 

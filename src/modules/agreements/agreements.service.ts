@@ -4,6 +4,7 @@ import type { Db } from '../../db/kysely.js';
 import type { AgreementsTable } from '../../db/types.js';
 import { badRequest, notFound, unprocessable } from '../../core/errors.js';
 import { csvByPages } from '../../core/csv.js';
+import { recordName } from '../../core/text.js';
 import { isoTime } from '../../core/timestamps.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import { loadOnFirstUse } from '../../infra/load-on-first-use.js';
@@ -68,6 +69,8 @@ export function createAgreementPolicy(db: Db): AgreementPolicy {
   };
 }
 
+const agreementName = (typed: string) => recordName(typed, 'An agreement name');
+
 /** Agreements (NDAs) of an account, and the acceptances visitors leave on links that ask for one. */
 export function createAgreementsService(deps: {
   db: Db;
@@ -103,18 +106,15 @@ export function createAgreementsService(deps: {
     get: async (accountId: number, id: number) => view(await own(accountId, id)),
 
     async create(source: ChangeSource, input: { name: string; text?: string | null; pdfLinkId?: string | null }) {
+      const name = agreementName(input.name);
       const { text, pdfLinkId } = await checkedContent(source.accountId, input);
       const id = await db.transaction().execute(async (trx) => {
         await accounts.lock(trx, source.accountId);
         if ((await countAgreements(trx, source.accountId)) >= MAX_AGREEMENTS_PER_ACCOUNT) {
           throw unprocessable(`An account can have at most ${MAX_AGREEMENTS_PER_ACCOUNT} agreements`);
         }
-        const created = await insertAgreement(trx, { accountId: source.accountId, name: input.name.trim(), body: text, pdfLinkId, now: clock() });
-        await audit.record(
-          source,
-          { action: 'agreement.created', target: { type: 'agreement', id: created }, details: { name: input.name, pdfLinkId } },
-          trx,
-        );
+        const created = await insertAgreement(trx, { accountId: source.accountId, name, body: text, pdfLinkId, now: clock() });
+        await audit.record(source, { action: 'agreement.created', target: { type: 'agreement', id: created }, details: { name, pdfLinkId } }, trx);
         return created;
       });
       return view(await own(source.accountId, id));
@@ -122,6 +122,7 @@ export function createAgreementsService(deps: {
 
     /** Changes its name or content; acceptances keep the hash of the text that was accepted. */
     async update(source: ChangeSource, id: number, input: { name?: string; text?: string | null; pdfLinkId?: string | null }) {
+      const name = input.name === undefined ? undefined : agreementName(input.name);
       const current = await own(source.accountId, id);
       const content =
         input.text === undefined && input.pdfLinkId === undefined
@@ -129,13 +130,13 @@ export function createAgreementsService(deps: {
           : await checkedContent(source.accountId, { text: input.text ?? null, pdfLinkId: input.pdfLinkId ?? null });
       await db.transaction().execute(async (trx) => {
         await updateAgreement(trx, source.accountId, id, {
-          name: input.name?.trim() ?? current.name,
+          name: name ?? current.name,
           body: content.text,
           pdf_link_id: content.pdfLinkId,
           updated_at: clock(),
         });
         const changes = {
-          ...(input.name !== undefined && { name: input.name }),
+          ...(name !== undefined && { name }),
           ...(input.text !== undefined && { text: true }),
           ...(input.pdfLinkId !== undefined && { pdfLinkId: input.pdfLinkId }),
         };

@@ -21,7 +21,7 @@ function seeder(app: TestApp, clock: { now: number }) {
   const { db } = app.runtime.database;
   const { events } = app.runtime.services;
   return {
-    async link(accountId: number, name: string, options: { active?: boolean; expiresAt?: number } = {}) {
+    async link(accountId: number, name: string, options: { active?: boolean; expiresAt?: number; requiresApproval?: boolean } = {}) {
       const id = randomBytes(11).toString('hex');
       await db
         .insertInto('links')
@@ -37,6 +37,7 @@ function seeder(app: TestApp, clock: { now: number }) {
           // it would record link.expired at whatever time its own timer fires during the seeding.
           expiry_noticed_at: options.expiresAt !== undefined && options.expiresAt <= TODAY ? options.expiresAt : null,
           is_active: options.active === false ? 0 : 1,
+          requires_approval: options.requiresApproval ? 1 : 0,
         })
         .execute();
       return { id, accountId, name };
@@ -108,7 +109,7 @@ test('global and per-link analytics on a seeded data set', async (t) => {
   const b = await app.createAccount('professional');
   const seed = seeder(app, clock);
 
-  const alpha = await seed.link(a.accountId, 'alpha.pdf');
+  const alpha = await seed.link(a.accountId, 'alpha.pdf', { requiresApproval: true });
   const beta = await seed.link(a.accountId, 'beta.pdf', { active: false });
   await seed.link(a.accountId, 'gamma.pdf', { expiresAt: TODAY - DAY });
   await seed.view(alpha, TODAY - 30 * DAY + 9 * HOUR, { email: 'bob@example.com', ip: '198.51.100.2' }); // before the chart's first day
@@ -401,4 +402,24 @@ test('CSV cells are quoted where needed and never start a formula', async () => 
       '',
     ].join('\r\n'),
   );
+});
+
+test('a view has one time in every record of it: a view a moment before midnight is on the same day in the link and account charts', async (t) => {
+  // A clock that moves on each read, as a real one does during a transaction, up to midnight and past it.
+  let now = TODAY + DAY - 5;
+  const app = await startApp(t, { clock: () => now++ });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'Late.txt');
+  now = TODAY + DAY - 3;
+  assert.equal((await new VisitorClient(app.url).get(`/v/${id}`)).status, 200);
+
+  const [link] = (await http.get('/api/links')).body.links as Array<{ last_viewed_at: string }>;
+  const analytics = (await http.get(`/api/links/${id}/analytics`)).body as {
+    viewsByDay: Array<{ date: string; views: number }>;
+    visitors: Array<{ lastViewAt: string }>;
+  };
+  const global = (await http.get('/api/analytics/global')).body as { charts: { viewsByDay: Array<{ date: string; views: number }> } };
+  const dayOf = (days: Array<{ date: string; views: number }>) => days.find((day) => day.views > 0)?.date;
+  assert.equal(dayOf(analytics.viewsByDay), dayOf(global.charts.viewsByDay));
+  assert.equal(link!.last_viewed_at, analytics.visitors[0]!.lastViewAt);
 });

@@ -66,7 +66,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
   );
 
   app.route({
-    method: ['PUT', 'POST'],
+    method: 'PUT',
     url: '/:id/toggle',
     config: manage,
     schema: {

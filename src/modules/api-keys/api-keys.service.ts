@@ -3,6 +3,7 @@ import type { Clock, Executor } from '../../db/executor.js';
 import type { Precompile } from '../../db/precompiled.js';
 import type { Identity, Principal } from '../../core/auth.js';
 import { forbidden, notFound, unprocessable } from '../../core/errors.js';
+import { createPrincipalCache } from '../../core/principal-cache.js';
 import { assertMayAct, roleOf, type Role } from '../../core/permissions.js';
 import { isoTime } from '../../core/timestamps.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -21,7 +22,6 @@ import {
   type LiveKey,
 } from './api-keys.repo.js';
 import type { KeyUsage } from './key-usage.js';
-import { createPrincipalCache } from './principal-cache.js';
 
 export const API_KEY_PREFIX = 'lvk_';
 export const MAX_KEYS_PER_ACCOUNT = 5;
@@ -80,6 +80,7 @@ export function createApiKeysService(deps: {
       const keyHash = sha256Hex(presentedKey);
       let principal = principals.get(keyHash);
       if (!principal) {
+        const readBegan = principals.readBegins();
         const [row] = await findLiveKey(keyHash);
         const role = row && roleOfKey(row);
         if (!row || !role) return null;
@@ -91,7 +92,7 @@ export function createApiKeysService(deps: {
           actor: { type: 'api_key', id: row.id, label: `API key ${row.name}` },
           twoFactor: row.created_by === null ? null : row.maker_totp_confirmed_at !== null,
         };
-        principals.set(keyHash, principal);
+        principals.set(keyHash, principal, readBegan);
       }
       usage.record(principal.actor.id, clock());
       return principal;
@@ -151,7 +152,7 @@ export function createApiKeysService(deps: {
         await audit.record(principal, { action: 'api_key.toggled', target: { type: 'api_key', id: keyId }, details: toggled }, trx);
         return toggled.active;
       });
-      principals.forgetKey(keyId);
+      principals.forgetWhere((cached) => cached.actor.id === keyId);
       return active;
     },
 
@@ -162,7 +163,7 @@ export function createApiKeysService(deps: {
         if (name === undefined) throw notFound(`API key ${keyId}`);
         await audit.record(principal, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name } }, trx);
       });
-      principals.forgetKey(keyId);
+      principals.forgetWhere((cached) => cached.actor.id === keyId);
     },
 
     /**
@@ -181,7 +182,7 @@ export function createApiKeysService(deps: {
 
     /** Drops what this process remembers of the account's keys (after a plan change). */
     forgetAccount(accountId: number): void {
-      principals.forgetAccount(accountId);
+      principals.forgetWhere((cached) => cached.accountId === accountId);
     },
   };
 }

@@ -10,7 +10,7 @@ interface Usage {
  * Request counts per key, added up in memory and written in one transaction every second
  * (and at shutdown), instead of a write per request, which cost more than the request
  * itself. Increments are synchronous, so concurrent requests never lose one; a failed write
- * puts its counts back. What a hard crash can lose is at most the last second.
+ * puts its counts back, and one write runs at a time. What a hard crash can lose is at most the last second.
  */
 export function createKeyUsage(deps: { db: Db; flushMs?: number; onError: (error: unknown) => void }) {
   const { db, onError } = deps;
@@ -26,17 +26,31 @@ export function createKeyUsage(deps: { db: Db; flushMs?: number; onError: (error
     } else into.set(keyId, { requests, lastUsedAt });
   }
 
-  async function flush(): Promise<void> {
-    if (pending.size === 0) return;
-    const batch = pending;
-    pending = new Map();
+  /** The write under way, which the next one waits for: stop() must not return while one is still out. */
+  let writing: Promise<void> | undefined;
+
+  async function write(batch: Map<number, Usage>): Promise<void> {
     try {
       await db.transaction().execute(async (trx) => {
-        for (const [keyId, usage] of batch) await addKeyUsage(trx, keyId, usage.requests, usage.lastUsedAt);
+        // In key order: replicas writing the same keys then lock them in the same order and never deadlock.
+        for (const [keyId, usage] of [...batch].sort(([a], [b]) => a - b)) await addKeyUsage(trx, keyId, usage.requests, usage.lastUsedAt);
       });
     } catch (error) {
       for (const [keyId, usage] of batch) add(pending, keyId, usage.requests, usage.lastUsedAt);
       throw error;
+    }
+  }
+
+  async function flush(): Promise<void> {
+    while (writing) await writing.catch(() => undefined);
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    writing = write(batch);
+    try {
+      await writing;
+    } finally {
+      writing = undefined;
     }
   }
 

@@ -131,12 +131,20 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
         operationId: 'sendMagicLink',
         summary: 'E-mail a sign-in link valid 15 minutes (always 202)',
         security: [],
-        body: Type.Object({ email: Email }),
+        body: Type.Object({
+          email: Email,
+          next: Type.Optional(
+            Type.String({
+              maxLength: 2000,
+              description: 'The dashboard path (/app/…) the link goes on to once signed in; any other value means /app',
+            }),
+          ),
+        }),
         response: { 202: Accepted, ...publicErrors },
       },
     },
     async (request, reply) => {
-      await auth.sendMagicLink(request.body.email, clientOf(request));
+      await auth.sendMagicLink(request.body.email, clientOf(request), request.body.next);
       return reply.code(202).send({ message: 'If this e-mail has a linkvault sign-in, a link is on its way.' });
     },
   );
@@ -238,7 +246,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
         tags,
         operationId: 'switchAccount',
         summary: "Work in another of the person's accounts (the session gets a new id)",
-        body: Type.Object({ accountId: Type.Integer({ minimum: 1 }) }),
+        body: Type.Object({ accountId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
         response: { 200: MeBody, ...authErrors, 404: ErrorBody },
       },
     },

@@ -1,5 +1,6 @@
 import type { Principal } from '../../core/auth.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
+import { dashboardPath, nextQuery } from '../../core/web/dashboard-path.js';
 import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
 import { planAtLeast, planOfArea, type Plan } from '../../core/plans.js';
 import type { Clock, Executor } from '../../db/executor.js';
@@ -13,7 +14,7 @@ import { commandLineSource, type AuditLog, type AuditSource } from '../audit/aud
 import type { InvitationsService } from '../members/invitations.service.js';
 import type { MembersService } from '../members/members.service.js';
 import type { Client, SessionsService, StartedSession } from '../sessions/sessions.service.js';
-import { normalizeEmail, type UsersService } from '../users/users.service.js';
+import { newPersonEmail, normalizeEmail, type UsersService } from '../users/users.service.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import {
   consumeSignInToken,
@@ -54,6 +55,8 @@ export const SIGN_IN_MAIL_JOB = 'auth.link-mail';
 interface LinkMailPayload {
   email: string;
   purpose: 'magic-link' | 'password-reset' | 'sign-up';
+  /** A magic link's dashboard screen to go on to (`dashboardPath`); absent for /app. */
+  next?: string;
 }
 
 export interface SignedIn extends StartedSession {
@@ -160,24 +163,29 @@ export function createAuthService(deps: {
    * the e-mail has a sign-in is looked up by the job, so the answer takes as long either way and
    * its timing says nothing. The job is durable: a crash loses no request.
    */
-  async function requestLinkMail(email: string, client: Client, purpose: LinkMailPayload['purpose']): Promise<void> {
-    const normalized = normalizeEmail(email);
+  async function requestLinkMail(email: string, client: Client, purpose: LinkMailPayload['purpose'], next?: string): Promise<void> {
+    const normalized = purpose === 'sign-up' ? newPersonEmail(email) : normalizeEmail(email);
     await throttle.begin(normalized, client.ip);
-    await jobs.enqueue(SIGN_IN_MAIL_JOB, { email: normalized, purpose } satisfies LinkMailPayload);
+    const goesOn = dashboardPath(next);
+    await jobs.enqueue(SIGN_IN_MAIL_JOB, { email: normalized, purpose, ...(goesOn !== '/app' && { next: goesOn }) } satisfies LinkMailPayload);
   }
 
   /**
    * A single-use link mailed to a person who has a sign-in (magic link, reset), valid 15 minutes,
    * in their first account's language. Nothing is sent for an unknown e-mail.
    */
-  async function mailLinkToPerson(email: string, purpose: 'magic-link' | 'password-reset'): Promise<void> {
+  async function mailLinkToPerson(email: string, purpose: 'magic-link' | 'password-reset', next = '/app'): Promise<void> {
     const user = await users.byEmail(email);
     if (!user || user.disabled_at !== null) return;
     const [first] = await members.accountsOf(user.id);
     const page = purpose === 'magic-link' ? '/sign-in/link' : '/reset-password';
     await db.transaction().execute(async (trx) => {
       const token = await issueToken(purpose, { userId: user.id }, trx);
-      const data = { accountId: first?.id ?? null, url: `${publicUrl}${page}?token=${token}`, minutes: TOKEN_TTL_MS[purpose] / MINUTE_MS };
+      const data = {
+        accountId: first?.id ?? null,
+        url: `${publicUrl}${page}?token=${token}${nextQuery(dashboardPath(next), '&')}`,
+        minutes: TOKEN_TTL_MS[purpose] / MINUTE_MS,
+      };
       if (purpose === 'magic-link') await mail.magicLink(user.email, data, trx);
       else await mail.passwordReset(user.email, data, trx);
     });
@@ -193,7 +201,7 @@ export function createAuthService(deps: {
   }
 
   const linkMailJob: JobKind<LinkMailPayload> = {
-    run: ({ email, purpose }) => (purpose === 'sign-up' ? mailSignUpLink(email) : mailLinkToPerson(email, purpose)),
+    run: ({ email, purpose, next }) => (purpose === 'sign-up' ? mailSignUpLink(email) : mailLinkToPerson(email, purpose, next)),
     maxAttempts: 5,
     backoffMs: (attempt) => 2_000 * 2 ** (attempt - 1),
   };
@@ -268,8 +276,11 @@ export function createAuthService(deps: {
   }
 
   return {
-    /** A fresh first-run link (the start-up log line, `linkvault setup-link`). */
+    /** A fresh first-run link (the start-up log line, `linkvault setup-link`); 409 once someone has signed up, when none would work. */
     async setupLink(): Promise<string> {
+      if (await users.anyExists()) {
+        throw new AppError(409, 'This server has been set up already: sign in, and add people with invitations or `linkvault users create`');
+      }
       return `${publicUrl}/setup?token=${await issueToken('setup', {})}`;
     },
 
@@ -304,7 +315,8 @@ export function createAuthService(deps: {
     linkMailJob,
 
     /** Always 202 to the caller: a link goes out only when the e-mail has a sign-in. */
-    sendMagicLink: (email: string, client: Client) => requestLinkMail(email, client, 'magic-link'),
+    /** `next`: the dashboard screen the link goes on to once signed in. */
+    sendMagicLink: (email: string, client: Client, next?: string) => requestLinkMail(email, client, 'magic-link', next),
 
     /**
      * `linkvault users create`: a person without a password joins an account (created with the CLI
@@ -366,7 +378,7 @@ export function createAuthService(deps: {
      * them (whoever saw one must not get back in); they sign in again with it.
      */
     async resetPassword(input: { token: string; password: string }, client: Client): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      const userId = await db.transaction().execute(async (trx) => {
         const row = await consume('password-reset', input.token, trx);
         const user = row.user_id === null ? undefined : await users.byId(row.user_id, trx);
         if (!user) throw unusableLink();
@@ -375,7 +387,9 @@ export function createAuthService(deps: {
         await spendLiveSignInTokensOf(trx, user.id, clock());
         const [first] = await members.accountsOf(user.id, trx);
         await audit.record(sourceFor(user, first?.id ?? null, client), { action: 'password.reset', target: { type: 'user', id: user.id } }, trx);
+        return user.id;
       });
+      sessions.forgetUser(userId);
     },
 
     /**
@@ -405,6 +419,7 @@ export function createAuthService(deps: {
         await spendLiveSignInTokensOf(trx, user.id, clock());
         await audit.record(sourceFor(user, principal.accountId, client), { action: 'password.changed', target: { type: 'user', id: user.id } }, trx);
       });
+      sessions.forgetUser(user.id);
     },
 
     /** The signed-in person's name, as members, invitations and the audit log show it. */

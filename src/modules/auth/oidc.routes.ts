@@ -18,6 +18,11 @@ const CallbackQuery = Type.Object({
   error: Type.Optional(ProviderText),
   error_description: Type.Optional(ProviderText),
 });
+const StartQuery = Type.Object({
+  next: Type.Optional(
+    Type.String({ maxLength: 2000, description: 'The dashboard path (/app/…) to go on to once signed in; any other value means /app' }),
+  ),
+});
 const notConfigured = () => new AppError(404, 'Single sign-on is not configured on this server');
 /**
  * A redirect is these routes' success, which OpenAPI linters do not count as one: `default` is
@@ -27,8 +32,8 @@ const redirectAnswers = (description: string) => ({ 303: Type.Null({ description
 
 /**
  * The browser's side of OpenID Connect: /auth/oidc/start sends it to the identity provider with a
- * sealed flow cookie (PKCE verifier, state, nonce), /auth/oidc/callback brings it back signed in
- * to /app, or to /sign-in?error=<code>. Browser redirects, so outside /api and its guard.
+ * sealed flow cookie (PKCE verifier, state, nonce, the screen to go on to), /auth/oidc/callback
+ * brings it back signed in to that screen, or to /sign-in?error=<code>. Browser redirects, so outside /api and its guard.
  */
 export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | undefined; cookie: OwnerSessionCookie }> = async (app, { oidc, cookie }) => {
   // Path-scoped, so it never travels beyond these two routes; `__Secure-` behind https.
@@ -47,18 +52,21 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | undefin
   app.get(
     '/auth/oidc/start',
     {
+      // An unusable `next` (too long) goes on to /app, as any other that is not a dashboard path.
+      attachValidation: true,
       schema: {
         tags,
         operationId: 'startSingleSignOn',
         summary: 'Sign in with the OpenID Connect provider: redirects the browser to it (when OIDC_ISSUER is set)',
         security: [],
+        querystring: StartQuery,
         response: redirectAnswers("To the provider's sign-in page; when it cannot be reached, to /sign-in?error=oidc_failed"),
       },
     },
     async (request, reply) => {
       if (!oidc) throw notConfigured();
       try {
-        const { authorizationUrl, flow } = await oidc.begin();
+        const { authorizationUrl, flow } = await oidc.begin(request.validationError ? undefined : request.query.next);
         setFlowCookie(reply, flow, FLOW_TTL_SECONDS);
         return reply.header('cache-control', 'no-store').redirect(authorizationUrl, 303);
       } catch (error) {
@@ -76,14 +84,14 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | undefin
       schema: {
         tags,
         operationId: 'finishSingleSignOn',
-        summary: 'Where the OpenID Connect provider sends the browser back: signs in and redirects to /app',
+        summary: "Where the OpenID Connect provider sends the browser back: signs in and redirects to /app (or the start's `next`)",
         description:
           'A verified e-mail signs in its person, accepts a pending invitation, or joins the first account when its domain is in ' +
           'OIDC_AUTO_JOIN_DOMAINS. Otherwise the browser goes to /sign-in?error=<code> (oidc_state, oidc_failed, oidc_unverified, ' +
           'oidc_no_account, oidc_disabled).',
         security: [],
         querystring: CallbackQuery,
-        response: redirectAnswers('To /app with the session cookie set, or to /sign-in?error=<code>'),
+        response: redirectAnswers("To /app (or the start's `next`) with the session cookie set, or to /sign-in?error=<code>"),
       },
     },
     async (request, reply) => {
@@ -95,7 +103,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | undefin
         const callbackQuery = queryAt === -1 ? '' : request.url.slice(queryAt);
         const started = await oidc.complete(callbackQuery, cookieValue(request.headers.cookie, flowCookie), clientOf(request));
         setOwnerSession(reply, cookie, started.sessionId, started.maxAgeSeconds);
-        return reply.header('cache-control', 'no-store').redirect('/app', 303);
+        return reply.header('cache-control', 'no-store').redirect(started.next, 303);
       } catch (error) {
         if (error instanceof SingleSignOnRefused) return refused(request, reply, error);
         throw error;

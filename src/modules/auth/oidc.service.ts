@@ -1,5 +1,6 @@
 import type * as OpenIdClient from 'openid-client';
 import type { Role } from '../../core/permissions.js';
+import { dashboardPath } from '../../core/web/dashboard-path.js';
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import { seal, unseal } from '../../infra/crypto/sealed.js';
@@ -46,6 +47,8 @@ interface Flow {
   state: string;
   nonce: string;
   expiresAt: number;
+  /** The dashboard screen to go on to once signed in (`dashboardPath`); absent in a flow begun before it was kept. */
+  next?: string;
 }
 
 interface Person {
@@ -180,13 +183,14 @@ export function createOidcService(deps: {
 
   return {
     /** The provider's authorization URL, and the sealed flow the browser keeps until it comes back. */
-    async begin(): Promise<{ authorizationUrl: string; flow: string }> {
+    async begin(next?: string): Promise<{ authorizationUrl: string; flow: string }> {
       const configuration = await withProvider('discovery', provider);
       const flow: Flow = {
         verifier: openid.randomPKCECodeVerifier(),
         state: openid.randomState(),
         nonce: openid.randomNonce(),
         expiresAt: clock() + FLOW_TTL_SECONDS * 1000,
+        next: dashboardPath(next),
       };
       const authorizationUrl = openid.buildAuthorizationUrl(configuration, {
         redirect_uri: redirectUri,
@@ -201,9 +205,10 @@ export function createOidcService(deps: {
 
     /**
      * The browser is back from the provider with `callbackQuery` (`?code=…&state=…`, as received)
-     * and its sealed flow. Throws SingleSignOnRefused for every way this ends without a session.
+     * and its sealed flow. Throws SingleSignOnRefused for every way this ends without a session;
+     * `next` is the dashboard screen the sign-in was begun for.
      */
-    async complete(callbackQuery: string, sealedFlow: string | undefined, client: Client): Promise<SignedIn> {
+    async complete(callbackQuery: string, sealedFlow: string | undefined, client: Client): Promise<SignedIn & { next: string }> {
       const flow = openFlow(sealedFlow);
       const answer = new URLSearchParams(callbackQuery);
       if (!safeEqual(answer.get('state') ?? '', flow.state)) {
@@ -216,7 +221,7 @@ export function createOidcService(deps: {
       if (email === undefined) throw new SingleSignOnRefused('oidc_unverified', 'the provider gave no e-mail');
       try {
         if (!person.emailVerified) throw new SingleSignOnRefused('oidc_unverified', 'single sign-on: the provider did not verify the e-mail');
-        return await admit({ ...person, email }, client);
+        return { ...(await admit({ ...person, email }, client)), next: dashboardPath(flow.next) };
       } catch (error) {
         if (error instanceof SingleSignOnRefused) await auth.recordSignInFailure(email, client, error.message);
         throw error;

@@ -19,8 +19,8 @@ export function createSignInThrottle(counter: WindowCounter) {
     const [emailHit, ipHit] = await Promise.all([counter.hit(byEmail, WINDOW_MS), counter.hit(byIp, WINDOW_MS)]);
     const over = [emailHit.count > FAILURES_PER_EMAIL ? emailHit : null, ipHit.count > FAILURES_PER_IP ? ipHit : null].filter((hit) => hit !== null);
     if (over.length > 0) {
-      const resetAt = Math.max(...over.map((hit) => hit.resetAt));
-      throw tooManyRequests((resetAt - Date.now()) / 1000, 'Too many failed sign-in attempts: wait a few minutes and try again');
+      const resetInMs = Math.max(...over.map((hit) => hit.resetInMs));
+      throw tooManyRequests(resetInMs / 1000, 'Too many failed sign-in attempts: wait a few minutes and try again');
     }
   }
 

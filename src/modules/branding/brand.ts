@@ -4,6 +4,8 @@ export interface Brand {
   logoUrl: string | null;
   logoSize: number;
   primaryColor: string;
+  /** The brand colour as text, links and focus rings wear it: a shade of it readable on the card and the page (`accentOn`). */
+  accentColor: string;
   bgColor: string;
   btnTextColor: string;
   btnRadius: string;
@@ -17,6 +19,7 @@ export const DEFAULT_BRAND: Readonly<Brand> = {
   logoUrl: null,
   logoSize: 40,
   primaryColor: '#2457d6',
+  accentColor: '#2457d6',
   bgColor: '#f4f6fa',
   btnTextColor: '#ffffff',
   btnRadius: '8px',

@@ -1,6 +1,7 @@
 import { badRequest, unprocessable } from '../../core/errors.js';
+import { plainLine } from '../../core/text.js';
 import { canonicalHost, isIpLiteral } from '../../infra/http/address-policy.js';
-import { isEmail } from '../links/link-settings.js';
+import { isEmail } from '../../core/email-address.js';
 import type { BrandingPatch } from './branding.repo.js';
 
 export const EMAIL_LOCALES = ['en', 'es', 'fr', 'pt', 'it'] as const;
@@ -14,6 +15,8 @@ const COLOR_FIELDS = ['primary_color', 'bg_color', 'btn_text_color', 'card_bg_co
 
 /** The settings fields that are plain text with a length cap; "" clears them. */
 const TEXT_FIELDS = { company_name: 200, smtp_username: 320, from_name: 200 } as const;
+/** Names shown on one line (the visitor page, a mail's From): kept as `plainLine` keeps a typed name. */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['company_name', 'from_name']);
 
 /** Accepts what JSON or a multipart form sends: a string, or a number where a number is meant. */
 function asText(value: unknown, field: string): string {
@@ -58,7 +61,8 @@ export function parseBrandingFields(raw: Record<string, unknown>): BrandingField
 
   for (const [field, max] of Object.entries(TEXT_FIELDS)) {
     if (!has(field)) continue;
-    const text = asText(raw[field], field);
+    const typed = asText(raw[field], field);
+    const text = NAME_FIELDS.has(field) ? plainLine(typed) : typed;
     if (text.length > max) throw badRequest(`field "${field}" must be at most ${max} characters`);
     (patch as Record<string, string | null>)[field] = text === '' ? null : text;
   }

@@ -12,6 +12,7 @@ import type { BlobStore } from '../../infra/storage/index.js';
 import type { AccountRecords } from '../accounts/account-records.js';
 import { changedFields, type AuditEvent, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { DEFAULT_BRAND, type Brand } from './brand.js';
+import { accentOn, textOn } from './contrast.js';
 import { parseBrandingFields } from './branding-fields.js';
 import { accountIdForDomain, findBranding, findLogoKeys, markDomainVerified, upsertBranding, type BrandingPatch } from './branding.repo.js';
 import { reencodeLogo } from './logo.js';
@@ -57,18 +58,24 @@ function settingsChanges(patch: BrandingPatch, smtpPassword: string | null | und
   return events;
 }
 
+/** The account's choices over the defaults; what was not chosen follows the brand colour so that it reads. */
 function brandOf(row: BrandingRow, accountId: number): Brand {
+  const primaryColor = row?.primary_color ?? DEFAULT_BRAND.primaryColor;
+  const bgColor = row?.bg_color ?? DEFAULT_BRAND.bgColor;
+  const cardBgColor = row?.card_bg_color ?? DEFAULT_BRAND.cardBgColor;
+  const textColor = row?.text_color ?? DEFAULT_BRAND.textColor;
   return {
     companyName: row?.company_name ?? DEFAULT_BRAND.companyName,
     logoUrl: row?.logo_key ? logoPath(accountId, row.logo_key) : null,
     logoSize: row?.logo_size ?? DEFAULT_BRAND.logoSize,
-    primaryColor: row?.primary_color ?? DEFAULT_BRAND.primaryColor,
-    bgColor: row?.bg_color ?? DEFAULT_BRAND.bgColor,
-    btnTextColor: row?.btn_text_color ?? DEFAULT_BRAND.btnTextColor,
+    primaryColor,
+    accentColor: accentOn(primaryColor, [cardBgColor, bgColor], textColor),
+    bgColor,
+    btnTextColor: row?.btn_text_color ?? textOn(primaryColor),
     btnRadius: row?.btn_radius ?? DEFAULT_BRAND.btnRadius,
-    cardBgColor: row?.card_bg_color ?? DEFAULT_BRAND.cardBgColor,
+    cardBgColor,
     cardBorderColor: row?.card_border_color ?? DEFAULT_BRAND.cardBorderColor,
-    textColor: row?.text_color ?? DEFAULT_BRAND.textColor,
+    textColor,
   };
 }
 
@@ -183,7 +190,8 @@ export function createBrandingService(deps: {
       requireTLS: encryption === 'starttls',
       user: row.smtp_username ?? undefined,
       pass: row.smtp_password_sealed ? unseal(masterKey, row.smtp_password_sealed, passwordContext(accountId)) : undefined,
-      from: address.includes('@') ? (row.from_name ? `"${row.from_name.replaceAll('"', "'")}" <${address}>` : address) : systemFrom,
+      // nodemailer quotes the name itself: a name of ours in quotes broke on a trailing backslash.
+      from: address.includes('@') ? (row.from_name ? { name: row.from_name, address } : address) : systemFrom,
     };
   }
   // Not pooled: each test message opens and closes its own connection.

@@ -145,13 +145,16 @@ export function createDocumentsService(deps: {
 
     /**
      * The download a viewer page offers when the owner allows it: the original, or a copy
-     * stamped for this visitor (and cut to the preview) when the link says so; counted as a download.
+     * stamped for this visitor (and cut to the preview) when the link says so. Counted as a download
+     * unless `continuing` one: a range past the first byte (a resumed download, a download manager's
+     * other parts) is the same download.
      */
-    async downloadFor(linkId: string, visitor: Visitor): Promise<DocumentContent> {
+    async downloadFor(linkId: string, visitor: Visitor, options: { continuing?: boolean } = {}): Promise<DocumentContent> {
       const { link, room, session } = await visits.requireSession(linkId, visitor);
       if (link.kind !== 'file') throw notFound('Document');
       if (link.allow_download !== 1) throw forbidden('The sender does not allow downloading this document');
       const content = await deliver(link, session, isWatermarked(link, room), 'attachment');
+      if (options.continuing) return content;
       await db.transaction().execute((trx) =>
         events.record(trx, {
           accountId: link.account_id,

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
 import { createConcurrencyLimit, createKeyedConcurrencyLimit, once } from '../../core/concurrency.js';
-import { notFound, serviceUnavailable } from '../../core/errors.js';
+import { conflict, notFound, serviceUnavailable } from '../../core/errors.js';
 import type { Db } from '../../db/kysely.js';
 import type { LinkRow } from '../../db/types.js';
 import type { BlobStore } from '../../infra/storage/index.js';
@@ -250,9 +250,13 @@ export function createPagesService(deps: {
     },
 
     /** Page `number` (or its thumbnail) for a visitor: stamped for their visit when the link watermarks; 404 past a preview. */
-    async pageImageFor(linkId: string, visitor: Visitor, number: number, kind: PageImageKind): Promise<PageImage> {
+    async pageImageFor(linkId: string, visitor: Visitor, number: number, kind: PageImageKind, version?: number): Promise<PageImage> {
       const { link, room, session } = await visits.requireSession(linkId, visitor);
       const document = await documentOf(link);
+      // A viewer opened on a version since replaced asks for its pages: another version's would be mixed in.
+      if (document && version !== undefined && document.version !== version) {
+        throw conflict('This document was replaced while it was open: reload the page to read the new version');
+      }
       const visible = document && visibleCount(document, link);
       if (!document || visible === null || visible === undefined || number > visible) throw notFound(`Page ${number}`);
       if (!isWatermarked(link, room)) return { bytes: await readImage(document, number, kind), mime: 'image/webp' };

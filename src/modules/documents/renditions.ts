@@ -100,8 +100,8 @@ interface RenderPayload {
   documentId: number;
 }
 
-/** What a slice asks of its job runner: whether to end early. */
-type Turns = Pick<RunningJob, 'stopping' | 'othersWaiting'>;
+/** What a slice asks of its job runner: whether to end early, and the signal that ends a conversion when the runner stops. */
+type Turns = Pick<RunningJob, 'stopping' | 'othersWaiting' | 'signal'>;
 
 export function createRenditions(deps: {
   db: Db;
@@ -138,7 +138,7 @@ export function createRenditions(deps: {
   }
 
   /** The version's PDF: the upload itself, or the one converted earlier, or converted now and kept. */
-  async function pdfOf(document: repo.DocumentRow, link: LinkRow): Promise<Buffer> {
+  async function pdfOf(document: repo.DocumentRow, link: LinkRow, signal?: AbortSignal): Promise<Buffer> {
     const original = storedOriginal(link);
     if (!original) throw new UnrenderableError('The file is no longer stored');
     if (link.mime === 'application/pdf') return reader.read(original);
@@ -148,7 +148,7 @@ export function createRenditions(deps: {
     if (!(await converter.available())) throw new UnrenderableError('Previews of this file type need LibreOffice, which this server does not have');
     let pdf: Buffer;
     try {
-      pdf = await converter.toPdf(await reader.open(original), extensionOf(link));
+      pdf = await converter.toPdf(await reader.open(original), extensionOf(link), { signal });
     } catch (error) {
       if (error instanceof ConversionError && error.reason === 'failed') {
         throw new UnrenderableError('LibreOffice could not convert this file (damaged, protected by a password, or not what its name says)');
@@ -162,8 +162,8 @@ export function createRenditions(deps: {
   }
 
   /** The document's PDF opened for drawing, and what its page images may still take. */
-  async function open(document: repo.DocumentRow, link: LinkRow): Promise<{ pdf: OpenedPdf; budget: RenditionBudget }> {
-    const bytes = await pdfOf(document, link);
+  async function open(document: repo.DocumentRow, link: LinkRow, signal?: AbortSignal): Promise<{ pdf: OpenedPdf; budget: RenditionBudget }> {
+    const bytes = await pdfOf(document, link, signal);
     const total = renditionBudgetBytes(bytes.length, deps.imagesBaseBytes);
     const budget = { total, left: total - (await repo.renditionBytes(db, document.id)) };
     try {
@@ -291,7 +291,7 @@ export function createRenditions(deps: {
     }
     let opened: { pdf: OpenedPdf; budget: RenditionBudget };
     try {
-      opened = await open(document, link);
+      opened = await open(document, link, job.signal);
     } catch (error) {
       if (!(error instanceof UnrenderableError)) throw error;
       await fail(document, error.message);

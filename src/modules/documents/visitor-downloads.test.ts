@@ -43,6 +43,25 @@ test('allowDownload: off, no button and 403; on, the original as an attachment, 
   assert.equal((await http.patch(`/api/links/${closed}`, { allowDownload: true })).body.settings.allowDownload, true);
 });
 
+test('a download fetched in ranges (resumed, or by a download manager) counts once: only the part from the first byte', async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const pdf = await makePdf(2);
+  const open = await createLink(http, pdf, 'Open.pdf', { allowDownload: '1' });
+  const { visitor } = await viewing(app.url, open);
+  const quarter = Math.ceil(pdf.length / 4);
+  const parts: Buffer[] = [];
+  for (let start = 0; start < pdf.length; start += quarter) {
+    const part = await visitor.get(`/v/${open}/download`, { range: `bytes=${start}-${Math.min(start + quarter, pdf.length) - 1}` });
+    assert.equal(part.status, 206);
+    parts.push(part.bytes);
+  }
+  assert.equal(sha256(Buffer.concat(parts)), sha256(pdf));
+  assert.equal((await http.get('/api/analytics/global')).body.metrics.totalDownloads, 1);
+  assert.equal((await visitor.get(`/v/${open}/download`)).status, 200);
+  assert.equal((await http.get('/api/analytics/global')).body.metrics.totalDownloads, 2, 'a whole download again is another');
+});
+
 test('a watermarked link downloads a copy stamped for the visitor, cut to its preview pages', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

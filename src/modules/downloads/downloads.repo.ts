@@ -2,7 +2,15 @@ import type { Executor } from '../../db/executor.js';
 
 export async function insertDownloadToken(
   db: Executor,
-  token: { linkId: string; tokenHash: string; uses: number; expiresAt: number; createdAt: number; purchased: boolean },
+  token: {
+    linkId: string;
+    tokenHash: string;
+    uses: number;
+    expiresAt: number;
+    createdAt: number;
+    purchased: boolean;
+    checkoutSessionHash?: string;
+  },
 ): Promise<void> {
   await db
     .insertInto('download_tokens')
@@ -13,6 +21,7 @@ export async function insertDownloadToken(
       expires_at: token.expiresAt,
       created_at: token.createdAt,
       purchased: Number(token.purchased),
+      checkout_session_hash: token.checkoutSessionHash ?? null,
     })
     .execute();
 }
@@ -21,7 +30,7 @@ export async function insertDownloadToken(
 export function findSpendableDownloadToken(db: Executor, linkId: string, tokenHash: string, now: number) {
   return db
     .selectFrom('download_tokens')
-    .select(['id', 'purchased'])
+    .select(['id', 'purchased', 'checkout_session_hash'])
     .where('token_hash', '=', tokenHash)
     .where('link_id', '=', linkId)
     .where('uses_left', '>', 0)
@@ -41,4 +50,11 @@ export async function spendDownloadToken(db: Executor, linkId: string, tokenHash
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Deletes up to `limit` tokens that expired before `before`: none can be spent again. */
+export async function deleteExpiredDownloadTokens(db: Executor, before: number, limit: number): Promise<number> {
+  const expired = db.selectFrom('download_tokens').select('id').where('expires_at', '<', before).limit(limit);
+  const result = await db.deleteFrom('download_tokens').where('id', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -73,6 +73,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{
           206: Type.Unknown({ description: 'the requested byte range' }),
           400: ErrorBody,
           403: ErrorBody,
+          410: ErrorBody,
           416: ErrorBody,
           429: ErrorBody,
           502: ErrorBody,

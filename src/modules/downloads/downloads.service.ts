@@ -8,7 +8,7 @@ import type { ByteRange } from '../../infra/storage/index.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { FileReader } from '../files/file-reader.js';
 import { isExpired, type LinksService } from '../links/links.service.js';
-import { findSpendableDownloadToken, insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
+import { deleteExpiredDownloadTokens, findSpendableDownloadToken, insertDownloadToken, spendDownloadToken } from './downloads.repo.js';
 
 const TOKEN_PREFIX = 'lvd_';
 
@@ -19,9 +19,10 @@ export interface OriginalFile {
   open(range?: ByteRange): ReturnType<FileReader['open']>;
 }
 
-/** Proof of purchase through a payment session (the payments module). */
+/** Proof of purchase through a payment session (the payments module): by the session's id, or a receipt token's hash of it. */
 export interface SessionDownloads {
   spendSessionDownload(link: LinkRow, sessionId: string): Promise<boolean>;
+  spendPurchaseDownload(link: LinkRow, checkoutSessionHash: string): Promise<boolean>;
 }
 
 /**
@@ -45,7 +46,11 @@ export function createDownloadsService(deps: {
 }) {
   const { db, clock, reader, links, events, purchases } = deps;
 
-  async function mintToken(executor: Executor, linkId: string, options: { uses: number; ttlSeconds: number; purchased: boolean }) {
+  async function mintToken(
+    executor: Executor,
+    linkId: string,
+    options: { uses: number; ttlSeconds: number; purchased: boolean; checkoutSessionHash?: string },
+  ) {
     const token = TOKEN_PREFIX + randomBase62(40);
     const now = clock();
     const expiresAt = now + options.ttlSeconds * 1000;
@@ -56,6 +61,7 @@ export function createDownloadsService(deps: {
       expiresAt,
       createdAt: now,
       purchased: options.purchased,
+      checkoutSessionHash: options.checkoutSessionHash,
     });
     return { token, expiresAt };
   }
@@ -75,6 +81,8 @@ export function createDownloadsService(deps: {
     const tokenHash = sha256Hex(token);
     const found = await findSpendableDownloadToken(db, link.id, tokenHash, clock());
     if (!found) return false;
+    // A receipt's token spends its purchase's downloads, which a refund ends.
+    if (found.checkout_session_hash !== null) return purchases.spendPurchaseDownload(link, found.checkout_session_hash);
     if (found.purchased !== 1) assertLinkStillShared(link);
     return db.transaction().execute(async (trx) => {
       if (!(await spendDownloadToken(trx, link.id, tokenHash, clock()))) return false;
@@ -91,9 +99,12 @@ export function createDownloadsService(deps: {
       return { token, expires_at: isoTime(expiresAt), uses: options.uses };
     },
 
-    /** A token a buyer paid for: the purchase vouches for it, not an owner's key. Written in the caller's transaction. */
-    issuePurchaseToken: (linkId: string, options: { uses: number; ttlSeconds: number }, executor: Executor) =>
-      mintToken(executor, linkId, { ...options, purchased: true }),
+    /**
+     * A buyer's receipt token: it spends the downloads of the purchase of `checkoutSessionHash`, as
+     * that session's id does, and lives as long. Written in the caller's transaction.
+     */
+    issuePurchaseToken: (linkId: string, options: { checkoutSessionHash: string; ttlSeconds: number }, executor: Executor) =>
+      mintToken(executor, linkId, { ...options, uses: 1, purchased: true }),
 
     /**
      * Spends one use of the caller's proof (a download token, or a paid checkout session) on the file
@@ -111,6 +122,8 @@ export function createDownloadsService(deps: {
       const file = { blobKey: link.blob_key, wrappedKey: link.wrapped_key, size: link.size };
       return { name: link.name, mime: link.mime, size: link.size, open: (range) => reader.open(file, range) };
     },
+
+    deleteTokensExpiredBefore: (before: number, limit: number) => deleteExpiredDownloadTokens(db, before, limit),
   };
 }
 

@@ -48,6 +48,8 @@ export interface NewEvent {
   type: EventType;
   linkId: string | null;
   payload: EventPayload;
+  /** When it happened (epoch ms), for a change whose other records name that time too (a view's day); default: now. */
+  at?: number;
 }
 
 export interface RecordedEvent extends NewEvent {

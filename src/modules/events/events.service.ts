@@ -27,7 +27,7 @@ export function createEventsService(deps: {
      * the change that caused it: the event exists if and only if that change is committed.
      */
     async record(trx: Executor, event: NewEvent): Promise<number> {
-      const at = clock();
+      const at = event.at ?? clock();
       const { id, deliveryIds } = await insertEvent(trx, event, at, await integrations.enabledIds(event.accountId, trx));
       await jobs.enqueueMany(
         EVENT_DELIVERY_JOB,

@@ -56,28 +56,40 @@ export const BLOCKED_EXTENSIONS = [
 export const MAX_FILE_NAME_BYTES = 255;
 const segmenter = new Intl.Segmenter();
 
-/** The longest start of `text` that fits in `maxBytes` of UTF-8, cut between characters. */
+/**
+ * The longest start of `text` that fits in `maxBytes` of UTF-8, cut between characters (grapheme
+ * clusters), or between code points inside the first when even it does not fit.
+ */
 function truncateUtf8(text: string, maxBytes: number): string {
   let out = '';
   let bytes = 0;
   for (const { segment } of segmenter.segment(text)) {
     bytes += Buffer.byteLength(segment);
-    if (bytes > maxBytes) break;
+    if (bytes > maxBytes) return out === '' ? truncateCodePoints(segment, maxBytes) : out;
     out += segment;
+  }
+  return out;
+}
+
+function truncateCodePoints(text: string, maxBytes: number): string {
+  let out = '';
+  for (const codePoint of text) {
+    if (Buffer.byteLength(out + codePoint) > maxBytes) break;
+    out += codePoint;
   }
   return out;
 }
 
 /**
  * The name a file is stored under, as Windows would save it: no folders, no control
- * characters (nor bidirectional ones), no trailing dots or spaces ("x.bat." is x.bat), at most 255 bytes of UTF-8
- * with the extension kept.
+ * characters (nor bidirectional ones, nor line and paragraph separators), no trailing dots or
+ * spaces ("x.bat." is x.bat), at most 255 bytes of UTF-8 with the extension kept.
  */
 export function storedFileName(sent: string): string {
   const base = sent.slice(Math.max(sent.lastIndexOf('/'), sent.lastIndexOf('\\')) + 1);
   const name =
     base
-      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .replace(/[\p{Cc}\u2028\u2029]/gu, '')
       .replace(BIDI_CONTROLS, '')
       .replace(/[. ]+$/, '')
       .trim() || 'file';

@@ -25,6 +25,13 @@ export interface ReceivedUpload {
  * arrives, so a bad field sent before the file is refused before a byte of the file is
  * stored. On any failure nothing stays stored.
  */
+/**
+ * The file name a multipart part was sent with. Browsers send a name's quote, CR and LF as %22,
+ * %0D and %0A (the HTML standard's form encoding; a literal % is sent as it is): the quote is
+ * given back, the line breaks go, as control characters do in a stored name.
+ */
+const sentFileName = (filename: string | undefined) => (filename || 'file').replace(/%22/g, '"').replace(/%0[ad]/gi, '');
+
 export async function receiveUpload(
   request: FastifyRequest,
   intake: FileIntake,
@@ -46,7 +53,7 @@ export async function receiveUpload(
         continue;
       }
       if (part.fieldname !== 'file') throw badRequest(`multipart file part must be named "file", not "${part.fieldname}"`);
-      file = await intake.store(blobKey, part.filename || 'file', part.file, abort.signal);
+      file = await intake.store(blobKey, sentFileName(part.filename), part.file, abort.signal);
     }
   } catch (error) {
     if (file) await intake.discard(file);

@@ -115,3 +115,44 @@ test('a key is kept 24 hours: after that the same key uploads anew, and the hour
   now += IDEMPOTENCY_WINDOW_MS + 1000;
   assert.equal(await app.runtime.services.idempotency.sweep(), 1);
 });
+
+test('a template, a portal or a data room created twice with one Idempotency-Key is made once, also when both are sent together', async (t) => {
+  const app = await startApp(t);
+  const { apiKey, http } = await app.createAccount('business');
+  const child = (await sendWithKey(app, apiKey, '/api/upload', uploadForm('deck', 'deck.txt'), randomUUID())).body.id as string;
+  const postJson = async (route: string, body: object, key: string) => {
+    const response = await fetch(`${app.url}${route}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as any };
+  };
+  const creations = [
+    { route: '/api/templates', body: { name: 'NDA pack' }, count: async () => (await http.get('/api/templates')).body.templates.length },
+    {
+      route: '/api/client-portals',
+      body: { name: 'Acme', slug: 'acme' },
+      count: async () => (await http.get('/api/client-portals')).body.portals.length,
+    },
+    {
+      route: '/api/links/room',
+      body: { name: 'Deal room', children_ids: [child] },
+      count: async () => (await http.get('/api/links/rooms')).body.rooms.length,
+    },
+  ];
+  for (const { route, body, count } of creations) {
+    const key = randomUUID();
+    const first = await postJson(route, body, key);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const retry = await postJson(route, body, key);
+    assert.deepEqual([retry.status, retry.replayed, retry.body], [200, 'true', first.body], route);
+    const twins = await Promise.all([0, 1, 2].map(() => postJson(route, body, randomUUID()).then(() => postJson(route, body, key))));
+    assert.ok(
+      twins.every((twin) => twin.body.id === first.body.id),
+      route,
+    );
+    assert.equal(await count(), route === '/api/client-portals' ? 1 : 4, `${route}: one made with the key, three with keys of their own`);
+    if (route !== '/api/templates') assert.equal((await postJson('/api/templates', { name: 'other' }, key)).status, 422, 'a key names one request');
+  }
+});

@@ -110,8 +110,14 @@ function adaptiveCardMessage(title: string, sentence: string, more: { facts?: Ar
   };
 }
 
+/** Teams reads card text as Markdown: a name typed as `[Sign in](https://evil.example)` would be a link in the channel. */
+const teamsEscape = (text: string) => text.replace(/[\\`*_~[\]()#>|!]/g, '\\$&');
+
 export function teamsMessage(event: RecordedEvent, viewerUrl: string | null) {
-  const { story, linkName, visitor, amount, at } = describe(event);
+  const described = describe(event);
+  const { story, amount, at } = described;
+  const linkName = teamsEscape(described.linkName);
+  const visitor = teamsEscape(described.visitor);
   const facts = [
     { title: 'Link', value: linkName },
     { title: 'Visitor', value: visitor },

@@ -190,6 +190,17 @@ test('expiresAt at upload and in templates (with the e-mail and block settings);
   const past = await uploadFile(http, 'b', 'b.txt', { expiresAt: new Date(Date.now() - DAY).toISOString() });
   assert.equal(past.status, 422);
   assert.equal((await uploadFile(http, 'c', 'c.txt', { expiresAt: 'soon' })).status, 400);
+  // RFC 3339 as other languages write it: microseconds (Python), nanoseconds (Go), a lower-case t and z.
+  const day = at.slice(0, 10);
+  for (const [sent, stored] of [
+    [`${day}T18:00:00.123456Z`, `${day}T18:00:00.123Z`],
+    [`${day}T18:00:00.123456789+02:00`, `${day}T16:00:00.123Z`],
+    [`${day}t18:00:00z`, `${day}T18:00:00.000Z`],
+  ]) {
+    const id = await createLink(http, 'd', 'd.txt', { expiresAt: sent! });
+    assert.equal((await http.get(`/api/links/${id}`)).body.settings.expiresAt, stored, sent);
+    assert.equal((await http.patch(`/api/links/${id}`, { expiresAt: sent })).body.settings.expiresAt, stored, sent);
+  }
 
   const template = await http.post('/api/templates', {
     name: 'evergreen',

@@ -87,6 +87,30 @@ test('link previews: unfurling apps get the card (title, description, picture) a
   assert.equal((await http.get(`/api/links/${id}`)).body.settings.hasPreviewImage, false);
 });
 
+test("crawlers, programs that name themselves, a request naming no agent and a browser's prefetch get the card: they spend no view of a link of one", async (t) => {
+  const app = await startApp(t);
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'once', 'once.txt', { maxViews: '1' });
+  const browser = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+  const unattended: Array<Record<string, string>> = [
+    { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' },
+    { 'user-agent': 'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)' },
+    { 'user-agent': 'Mozilla/5.0 (compatible; Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/))' },
+    { 'user-agent': 'http.rb/5.1.1 (Mastodon/4.2.0; +https://mastodon.social/)' },
+    { 'user-agent': 'curl/8.5.0' },
+    { 'user-agent': '' },
+    { 'user-agent': browser, 'sec-purpose': 'prefetch' },
+    { 'user-agent': browser, purpose: 'prefetch' },
+  ];
+  for (const headers of unattended) {
+    const card = await new VisitorClient(app.url, headers).get(`/v/${id}`);
+    assert.equal(card.status, 200, JSON.stringify(headers));
+  }
+  assert.equal(await viewsOf(http, id), 0, 'none of them is a view');
+  assert.equal((await new VisitorClient(app.url, { 'user-agent': browser }).get(`/v/${id}`)).status, 200, 'the person it was sent to');
+  assert.equal(await viewsOf(http, id), 1);
+});
+
 test("a card's URLs are where the account's links live, whatever Host or X-Forwarded-Host the request names", async (t) => {
   const app = await startApp(t, { env: { TRUST_PROXY: '1' } });
   const { http: owner } = await app.createAccount('professional');

@@ -1,3 +1,4 @@
+import { isEmail } from '../../core/email-address.js';
 import { badRequest, unprocessable } from '../../core/errors.js';
 
 export const EXPIRATIONS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 } as const;
@@ -64,19 +65,7 @@ export const DEFAULT_SETTINGS: Readonly<LinkSettings> = {
   downloadCurrency: 'usd',
 };
 
-/**
- * An address as people type it: a dot-atom of RFC 5322's printable ASCII before the @ (no colon,
- * bracket or space, no character outside ASCII), a host name after it. Visitors type these, and
- * owners read them back in alerts, chat messages and exports: a local part such as
- * `https://evil.example/x?` or one carrying a right-to-left mark would read as something else there.
- */
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_\x60{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_\x60{|}~-]+)*@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
-}
 
 /** Lower-cased, de-duplicated addresses; a malformed one is a 400 naming the field. */
 export function normalizeEmails(values: readonly string[], field: string): string[] {
@@ -103,12 +92,40 @@ export function normalizeBookingUrl(value: string, field: string): string | null
   return new URL(trimmed).href;
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-/** An ISO 8601 time with its offset, normalised to UTC; 400 naming the field otherwise. */
+/** Whether the digits name a day and time that exist: Date.parse takes 02-30 as 03-02, and 24:00 as the next day. */
+function existsOnCalendar(match: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second <= 59 &&
+    offsetHours <= 23 &&
+    offsetMinutes <= 59
+  );
+}
+
+/**
+ * An ISO 8601 time with its offset, normalised to UTC; 400 naming the field otherwise. RFC 3339
+ * allows any number of decimals (Python's isoformat gives 6, Go's RFC3339Nano 9) and a lower-case
+ * t and z: they are read to the millisecond.
+ */
 export function normalizeExpiresAt(value: ExpiresAt, field: string): ExpiresAt {
   if (value === null) return null;
-  const epochMs = ISO_TIME.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+  const text = value
+    .trim()
+    .toUpperCase()
+    .replace(/(\.\d{3})\d+/, '$1');
+  const match = ISO_TIME.exec(text);
+  const epochMs = match && existsOnCalendar(match) ? Date.parse(text) : Number.NaN;
   if (!Number.isFinite(epochMs) || epochMs > NEVER_EXPIRES) {
     throw badRequest(`field "${field}" must be an ISO 8601 time with its offset, such as 2027-01-31T18:00:00Z, or null for never`);
   }

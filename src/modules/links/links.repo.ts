@@ -246,6 +246,7 @@ export async function replaceLinkFile(db: Executor, accountId: number, id: strin
     .set({ ...patch, version: fromVersion + 1 })
     .where('id', '=', id)
     .where('account_id', '=', accountId)
+    .where('kind', '=', 'file')
     .where('version', '=', fromVersion)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -305,8 +306,25 @@ export function findExpiredWithBlobs(db: Executor, before: number, limit: number
     .execute();
 }
 
-export async function markBlobPurged(db: Executor, id: string, now: number): Promise<void> {
-  await db.updateTable('links').set({ blob_purged_at: now }).where('id', '=', id).execute();
+/**
+ * Claims an expired link's file for deletion, before anything is deleted: false when it was
+ * revived meanwhile (a new expiry, written under its row lock) or claimed by another replica.
+ * A claimed link cannot be revived any more (`blob_purged_at` is read under that lock).
+ */
+export async function claimBlobPurge(db: Executor, id: string, expiredBefore: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('links')
+    .set({ blob_purged_at: now })
+    .where('id', '=', id)
+    .where('blob_purged_at', 'is', null)
+    .where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives a claim back when deleting the file failed: the next sweep tries again. */
+export async function releaseBlobPurge(db: Executor, id: string): Promise<void> {
+  await db.updateTable('links').set({ blob_purged_at: null }).where('id', '=', id).execute();
 }
 
 /**

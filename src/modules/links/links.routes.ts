@@ -12,6 +12,7 @@ import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js
 import type { UploadService } from '../upload/upload.service.js';
 import { LinkChangesBody, LinkSettingsView } from './link-settings-schema.js';
 import type { LinksService } from './links.service.js';
+import { LIST_PAGE_MAX } from './list-cursor.js';
 
 const tags = ['Links'];
 const LinkParams = Type.Object({ id: StringId });
@@ -106,7 +107,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
 ) => {
   const pascalCase = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
 
-  /** A setting change: PATCH is canonical, PUT and POST are accepted as aliases (DESIGN §4). */
+  /** A setting change: PATCH (PUT and POST are accepted as aliases: `acceptMethodAliases`). */
   function settingRoute<B extends TSchema, R extends TSchema>(
     path: string,
     summary: string,
@@ -115,7 +116,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
     handler: (principal: Principal, id: string, body: any) => Promise<unknown>,
   ) {
     app.route({
-      method: ['PATCH', 'PUT', 'POST'],
+      method: 'PATCH',
       url: `/:id/${path}`,
       schema: {
         tags,
@@ -137,7 +138,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         operationId: 'listLinks',
         summary: "List links, newest first unless sorted otherwise, with each tab's count",
         querystring: Type.Object({
-          page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+          page: Type.Integer({ minimum: 1, maximum: LIST_PAGE_MAX, default: 1 }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
           tab: Type.Union([Type.Literal('active'), Type.Literal('expired')], { default: 'active' }),
           cursor: Type.Optional(
@@ -183,6 +184,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         tags: ['Data rooms'],
         operationId: 'createRoom',
         summary: 'Create a data room from existing links; it is a link of its own',
+        headers: IdempotencyHeaders,
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
           children_ids: RoomChildIds,
@@ -191,9 +193,9 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), viewer_url: Type.String() }), ...linkErrors, 422: ErrorBody },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { name, children_ids: childIds, expiration } = request.body;
-      return { ok: true, ...(await links.createRoom(principalOf(request), { name, childIds, expiration })) };
+      return answerOf(reply, await links.createRoom(principalOf(request), { name, childIds, expiration }, request.headers['idempotency-key']));
     },
   );
 
@@ -205,7 +207,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         operationId: 'listRooms',
         summary: "List the account's data rooms, newest first, with how many links each holds",
         querystring: Type.Object({
-          page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+          page: Type.Integer({ minimum: 1, maximum: LIST_PAGE_MAX, default: 1 }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
         }),
         response: { 200: Type.Object({ rooms: Type.Array(RoomListItem), pagination: Pagination }), ...authErrors },
@@ -255,11 +257,13 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
         tags,
         operationId: 'getLink',
         summary: 'Metadata of one link, with all its settings',
+        description: 'An expired link answers 410, unless `includeExpired` asks for it: a new `expiresAt` brings it back while its file is kept.',
         params: LinkParams,
+        querystring: Type.Object({ includeExpired: Type.Optional(Type.Boolean({ default: false })) }),
         response: { 200: LinkDetail, ...linkErrors },
       },
     },
-    async (request) => links.get(principalOf(request).accountId, request.params.id),
+    async (request) => links.get(principalOf(request).accountId, request.params.id, { includeExpired: request.query.includeExpired === true }),
   );
 
   app.patch(
@@ -390,7 +394,7 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
   );
 
   app.route({
-    method: ['PUT', 'POST'],
+    method: 'PUT',
     url: '/:id/file',
     schema: {
       tags,

@@ -1,6 +1,8 @@
 import type { Clock, CommitsWith, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { LinkRow, NewLink } from '../../db/types.js';
+import { recordName } from '../../core/text.js';
 import { badRequest, gone, notFound, unprocessable } from '../../core/errors.js';
 import { isoTime } from '../../core/timestamps.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
@@ -119,13 +121,11 @@ export type LinkChanges = Partial<Omit<LinkSettingsView, 'hasPassword' | 'expire
   password?: string | null;
 };
 
+const roomName = (typed: string) => recordName(typed, 'A data room name');
+
 /** The name a link is renamed to: a file keeps the stored-name rules (no blocked extension: a download is saved under it). */
 function renamed(link: LinkRow, name: string): string {
-  if (link.kind === 'room') {
-    const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 200) throw unprocessable('A data room name must be 1 to 200 characters');
-    return trimmed;
-  }
+  if (link.kind === 'room') return roomName(name);
   const stored = storedFileName(name);
   assertAllowedFileName(stored);
   return stored;
@@ -255,8 +255,9 @@ export function createLinksService(deps: {
   payments: PaymentsPolicy;
   agreements: AgreementPolicy;
   documents: LinkDocuments;
+  idempotency: Pick<IdempotencyService, 'once'>;
 }) {
-  const { db, clock, blobs, viewerBase, audit, payments, agreements, documents } = deps;
+  const { db, clock, blobs, viewerBase, audit, payments, agreements, documents, idempotency } = deps;
   /** The spec's Link object, every setting, and how far its pages are. */
   const detailOf = async (link: LinkRow, settings = settingsOf(link)) => ({
     ...toLinkMetadata(link),
@@ -293,6 +294,13 @@ export function createLinksService(deps: {
     const link = await repo.findLink(db, accountId, id);
     if (!link) throw notFound(`Link ${id}`);
     if (options.live) assertLive(link);
+    return link;
+  }
+
+  /** The account's live file link, whose file can be replaced: 404, 410 when expired, 422 for a data room. */
+  async function ownFileLink(accountId: number, id: string): Promise<LinkRow> {
+    const link = await ownLink(accountId, id, { live: true });
+    if (link.kind !== 'file') throw unprocessable(`Link ${id} is a data room: it has no file to replace`);
     return link;
   }
 
@@ -466,9 +474,9 @@ export function createLinksService(deps: {
       };
     },
 
-    /** The spec's Link object and, beside it, every setting. */
-    async get(accountId: number, id: string) {
-      const link = await ownLink(accountId, id, { live: true });
+    /** The spec's Link object and, beside it, every setting; an expired link is 410 unless `includeExpired`. */
+    async get(accountId: number, id: string, options: { includeExpired: boolean } = { includeExpired: false }) {
+      const link = await ownLink(accountId, id, { live: !options.includeExpired });
       return detailOf(link);
     },
 
@@ -513,6 +521,7 @@ export function createLinksService(deps: {
 
     /** The row itself, expired or not, for other modules acting on the owner's behalf. */
     ownLink,
+    ownFileLink,
 
     async remove(source: ChangeSource, id: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
@@ -608,7 +617,7 @@ export function createLinksService(deps: {
      */
     async replaceFile(source: ChangeSource, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
       const { accountId } = source;
-      await ownLink(accountId, id, { live: true });
+      await ownFileLink(accountId, id);
       const replaced: ReplacedFile = { ok: true, version: fromVersion + 1 };
       await db.transaction().execute(async (trx) => {
         const switched = await repo.replaceLinkFile(trx, accountId, id, fromVersion, {
@@ -634,32 +643,38 @@ export function createLinksService(deps: {
       return replaced;
     },
 
-    async createRoom(source: ChangeSource, input: { name: string; childIds: string[]; expiration?: Expiration }) {
+    /** A new data room; with an `Idempotency-Key`, a retry within 24 hours answers the first one instead of making another. */
+    createRoom(source: ChangeSource, input: { name: string; childIds: string[]; expiration?: Expiration }, idempotencyKey?: string) {
       const { accountId } = source;
-      const expiration = input.expiration ?? '7d';
-      const childIds = [...new Set(input.childIds)];
-      const now = clock();
-      const id = randomBase62(22);
-      await db.transaction().execute(async (trx) => {
-        await assertRoomChildren(trx, accountId, childIds);
-        await repo.insertLink(trx, {
-          id,
-          account_id: accountId,
-          kind: 'room',
-          name: input.name,
-          mime: ROOM_MIME,
-          created_by: source.actor.type === 'user' ? source.actor.id : null,
-          created_at: now,
-          expires_at: now + EXPIRATIONS[expiration],
+      return idempotency.once<{ ok: boolean; id: string; viewer_url: string }>(accountId, idempotencyKey, 'room:create', async (recordAnswer) => {
+        const expiration = input.expiration ?? '7d';
+        const childIds = [...new Set(input.childIds)];
+        const name = roomName(input.name);
+        const now = clock();
+        const id = randomBase62(22);
+        const created = { ok: true, id, viewer_url: await viewerUrlFor(accountId, id) };
+        await db.transaction().execute(async (trx) => {
+          await assertRoomChildren(trx, accountId, childIds);
+          await repo.insertLink(trx, {
+            id,
+            account_id: accountId,
+            kind: 'room',
+            name,
+            mime: ROOM_MIME,
+            created_by: source.actor.type === 'user' ? source.actor.id : null,
+            created_at: now,
+            expires_at: now + EXPIRATIONS[expiration],
+          });
+          await repo.insertRoomLinks(trx, id, childIds);
+          await audit.record(
+            source,
+            { action: 'link.created', target: { type: 'link', id }, details: { kind: 'room', name, expiration, childIds } },
+            trx,
+          );
+          await recordAnswer?.(trx, created);
         });
-        await repo.insertRoomLinks(trx, id, childIds);
-        await audit.record(
-          source,
-          { action: 'link.created', target: { type: 'link', id }, details: { kind: 'room', name: input.name, expiration, childIds } },
-          trx,
-        );
+        return created;
       });
-      return { id, viewer_url: await viewerUrlFor(accountId, id) };
     },
 
     /** The account's data rooms, newest first, each with its viewer URL and how many links it holds. */
@@ -714,7 +729,7 @@ export function createLinksService(deps: {
     roomChildren: (roomId: string) => repo.listRoomChildren(db, roomId),
 
     /** Counts one view in the visit's transaction unless the link's view cap is reached (false then). */
-    countViewUnderCap: (trx: Executor, linkId: string) => repo.countViewUnderCap(trx, linkId, clock()),
+    countViewUnderCap: (trx: Executor, linkId: string, at: number = clock()) => repo.countViewUnderCap(trx, linkId, at),
 
     /** Counts a visitor refused by a block list, in the caller's transaction. */
     countBlockedAttempt: (trx: Executor, linkId: string) => repo.countBlockedAttempt(trx, linkId),
@@ -728,13 +743,19 @@ export function createLinksService(deps: {
     async purgeExpiredBlobs(retentionMs: number): Promise<number> {
       let purged = 0;
       for (;;) {
-        const batch = await repo.findExpiredWithBlobs(db, clock() - retentionMs, PURGE_BATCH);
+        const expiredBefore = clock() - retentionMs;
+        const batch = await repo.findExpiredWithBlobs(db, expiredBefore, PURGE_BATCH);
         for (const link of batch) {
-          await blobs.deletePrefix(blobPrefixOf(link.id));
-          await documents.discard(link.id);
-          await repo.markBlobPurged(db, link.id, clock());
+          if (!(await repo.claimBlobPurge(db, link.id, expiredBefore, clock()))) continue;
+          try {
+            await blobs.deletePrefix(blobPrefixOf(link.id));
+            await documents.discard(link.id);
+          } catch (error) {
+            await repo.releaseBlobPurge(db, link.id);
+            throw error;
+          }
+          purged += 1;
         }
-        purged += batch.length;
         if (batch.length < PURGE_BATCH) return purged;
       }
     },

@@ -242,6 +242,13 @@ test('data rooms: made of own links, listed, deletable without their children', 
     [b],
     'a deleted child leaves its rooms',
   );
+  const asFile = await http.put(`/api/links/${room.body.id}/file`, uploadForm('not a room', 'swap.txt'));
+  assert.equal(asFile.status, 422, 'a data room has no file to replace');
+  assert.match(asFile.body.error, /is a data room/);
+  const unchanged = (await http.get(`/api/links/${room.body.id}`)).body;
+  assert.equal(unchanged.name, 'Series A data room');
+  assert.equal(unchanged.mime, 'application/vnd.linkvault.room');
+  assert.deepEqual(await listFiles(path.join(app.dataDir, 'blobs', 'links', room.body.id)), [], 'nothing stored');
   assert.deepEqual((await http.delete(`/api/links/${room.body.id}`)).body, { ok: true });
   assert.equal((await http.get(`/api/links/${b}`)).status, 200, 'children outlive their room');
 });
@@ -301,6 +308,24 @@ test('download tokens: original bytes with Range support; spent, unknown and exp
   const otherLink = await createLink(http, 'other', 'o.txt');
   const foreignToken = await downloadToken(http, otherLink);
   assert.equal((await downloadOriginal(app.url, id, foreignToken)).response.status, 403, "another link's token");
+});
+
+test('expired download tokens are deleted by the hourly token sweep; a live one stays and still downloads', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'the original', 'o.txt');
+  const tokenCount = async () => (await app.runtime.database.db.selectFrom('download_tokens').select('id').execute()).length;
+  for (let n = 0; n < 3; n++) assert.equal((await http.post(`/api/links/${id}/download-tokens`, { ttlSeconds: 600 })).status, 200);
+  const lasting = (await http.post(`/api/links/${id}/download-tokens`, { ttlSeconds: 7200 })).body.token;
+  assert.equal(await app.runtime.tokenSweeps.download.sweep(), 0, 'none has expired');
+
+  now += 601_000;
+  assert.equal(await app.runtime.tokenSweeps.download.sweep(), 3);
+  assert.equal(await tokenCount(), 1);
+  const download = await downloadOriginal(app.url, id, lasting);
+  assert.equal(download.response.status, 200);
+  assert.equal(download.body.toString(), 'the original');
 });
 
 test("a token asked for a link its owner deletes meanwhile is 404, never the database's refusal as a 500", async (t) => {

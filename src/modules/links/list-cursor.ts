@@ -1,6 +1,9 @@
 import { badRequest } from '../../core/errors.js';
 import { NEWEST_FIRST, type LinkOrder, type LinkTab, type SortPosition } from './links.repo.js';
 
+/** The highest page number a list gives out or takes, in `?page=` and in its cursors. */
+export const LIST_PAGE_MAX = 1_000_000;
+
 /** Where the next page of a list starts: after `position`, and which page number that was when it was given out. */
 export interface ListCursor {
   position: SortPosition;
@@ -33,7 +36,7 @@ export function decodeListCursor(text: string, tab: LinkTab, order: LinkOrder): 
     const sameList = cursorTab === tab && sort === order.sort && direction === order.direction;
     const validValue = order.sort === 'name' ? typeof value === 'string' : Number.isSafeInteger(value);
     const validId = typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id);
-    if (sameList && validValue && validId && Number.isSafeInteger(page) && (page as number) >= 1)
+    if (sameList && validValue && validId && Number.isSafeInteger(page) && (page as number) >= 1 && (page as number) <= LIST_PAGE_MAX)
       return { position: { value: value as string | number, id }, page: page as number };
   }
   throw badRequest(`cursor is not one given out by this list for tab=${tab}, sort=${order.sort}, order=${order.direction}`);

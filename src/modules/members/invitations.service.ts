@@ -8,9 +8,10 @@ import type { InvitationRow } from '../../db/types.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { AuditLog, ChangeSource } from '../audit/audit.service.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { newPersonEmail, normalizeEmail } from '../users/users.service.js';
 import {
   deleteInvitation,
+  deletePendingInvitationsTo,
   findInvitationByTokenHash,
   findMembership,
   findMembershipByEmail,
@@ -76,14 +77,49 @@ export function createInvitationsService(deps: {
     return inviter !== undefined && mayAct(roleOf(inviter.role), areaOfInvitation(roleOf(invitation.role)));
   }
 
+  /**
+   * Withdraws the account's pending invitations to `email`, in the transaction of what made them
+   * pointless: the person joined by one of them (no audit entry of their own: the joining has one),
+   * was removed, or was invited again. Answers the invitations it withdrew.
+   */
+  async function withdrawTo(
+    source: ChangeSource | null,
+    accountId: number,
+    email: string,
+    reason: 'invited_again' | 'member_removed' | 'joined',
+    executor: Executor,
+  ) {
+    const withdrawn = await deletePendingInvitationsTo(executor, accountId, email);
+    for (const invitation of withdrawn) {
+      if (!source) continue;
+      await audit.record(
+        source,
+        {
+          action: 'invitation.withdrawn',
+          target: { type: 'invitation', id: invitation.id },
+          details: { email, role: roleOf(invitation.role), reason },
+        },
+        executor,
+      );
+    }
+    return withdrawn;
+  }
+
   return {
     async invite(principal: Principal, input: { email: string; role: Role }) {
       assertMayAct(principal.role, areaOfInvitation(input.role));
-      const email = normalizeEmail(input.email);
+      const email = newPersonEmail(input.email);
       const token = randomBase62(43);
       const now = clock();
       return db.transaction().execute(async (trx) => {
         if (await findMembershipByEmail(trx, principal.accountId, email)) throw conflict(`${email} is already a member of this account`);
+        // Inviting an address again replaces its pending invitation (a resend), so one address never holds two;
+        // one the caller could not withdraw refuses the whole change, which the transaction then takes back.
+        for (const replaced of await withdrawTo(principal, principal.accountId, email, 'invited_again', trx)) {
+          if (replaced.expires_at <= now) continue;
+          const invitedAs = roleOf(replaced.role);
+          assertMayAct(principal.role, areaOfInvitation(invitedAs), `Replacing the invitation of ${email} to join as ${invitedAs}`);
+        }
         const invitedBy = await apiKeys.personBehind(principal, trx);
         const id = await insertInvitation(trx, {
           accountId: principal.accountId,
@@ -171,7 +207,13 @@ export function createInvitationsService(deps: {
       ) {
         throw new AppError(404, 'This invitation has been used, withdrawn or has expired');
       }
+      await withdrawTo(null, invitation.account_id, invitation.email, 'joined', executor);
       return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
+    },
+
+    /** Withdraws the account's pending invitations to a member being removed, in that removal's transaction. */
+    async withdrawToRemoved(source: ChangeSource, email: string, executor: Executor): Promise<void> {
+      await withdrawTo(source, source.accountId, email, 'member_removed', executor);
     },
 
     /** The newest pending invitation for a verified e-mail (single sign-on), used at once. */
@@ -180,6 +222,7 @@ export function createInvitationsService(deps: {
       if (!invitation || !(await inviterStillMay(invitation, executor)) || !(await markInvitationAccepted(executor, invitation.id, clock()))) {
         return null;
       }
+      await withdrawTo(null, invitation.account_id, invitation.email, 'joined', executor);
       return { accountId: invitation.account_id, email: invitation.email, role: roleOf(invitation.role) };
     },
   };

@@ -158,3 +158,19 @@ export function findMembershipByEmail(db: Executor, accountId: number, email: st
     .where('users.email', '=', email)
     .executeTakeFirst();
 }
+
+/** Deletes the account's pending invitations to this address (expired ones too); the ones it deleted. */
+export function deletePendingInvitationsTo(db: Executor, accountId: number, email: string) {
+  return db
+    .deleteFrom('invitations')
+    .where('account_id', '=', accountId)
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .returning(['id', 'role', 'expires_at'])
+    .execute();
+}
+
+export async function findPersonEmail(db: Executor, userId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  return row?.email;
+}

@@ -9,12 +9,21 @@ import type { AccountRecords } from '../accounts/account-records.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { InvitationsService } from './invitations.service.js';
-import { countOwners, deleteMembership, findMembership, insertMembership, listAccountsOf, listMembers, updateRole } from './members.repo.js';
+import {
+  countOwners,
+  deleteMembership,
+  findMembership,
+  findPersonEmail,
+  insertMembership,
+  listAccountsOf,
+  listMembers,
+  updateRole,
+} from './members.repo.js';
 
 /**
  * Who belongs to which account, with which role (the `memberships` table). At least one owner
  * always remains; only an owner makes, changes or removes an owner. A person's pending
- * invitations go with a change that leaves them unable to make them.
+ * invitations go with a change that leaves them unable to make them, and those to them with their removal.
  */
 export function createMembersService(deps: {
   db: Db;
@@ -24,7 +33,7 @@ export function createMembersService(deps: {
   sessions: Pick<SessionsService, 'endIn' | 'forgetUser'>;
   /** Keys act with their maker's role: what this process remembers of them goes with a change, and a removal revokes them. */
   apiKeys: Pick<ApiKeysService, 'forgetAccount' | 'revokeMadeBy' | 'personBehind'>;
-  invitations: Pick<InvitationsService, 'withdrawBeyond'>;
+  invitations: Pick<InvitationsService, 'withdrawBeyond' | 'withdrawToRemoved'>;
 }) {
   const { db, clock, audit, accounts, sessions, apiKeys, invitations } = deps;
 
@@ -117,8 +126,12 @@ export function createMembersService(deps: {
         await sessions.endIn(userId, principal.accountId, trx);
         await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
         await invitations.withdrawBeyond(principal, userId, null, trx);
+        // An invitation to them still pending (sent twice, or before they joined otherwise) would let them back in.
+        const email = await findPersonEmail(trx, userId);
+        if (email !== undefined) await invitations.withdrawToRemoved(principal, email, trx);
         await apiKeys.revokeMadeBy(principal, userId, trx);
       });
+      sessions.forgetUser(userId);
       apiKeys.forgetAccount(principal.accountId);
     },
   };

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { AccessRequestRow, LinkRow } from '../../db/types.js';
 import type { OutgoingMail } from '../../infra/mail/index.js';
@@ -25,12 +25,13 @@ const DAY_MS = 86_400_000;
  */
 export function createNotifications(deps: {
   db: Db;
+  clock: Clock;
   mailer: { enqueue(mail: OutgoingMail, db?: Executor): Promise<number> };
   viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
   mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
   accounts: Pick<AccountRecords, 'byId'>;
 }): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier & ViewAlertMailer {
-  const { db, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
+  const { db, clock, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
 
   /** Renders `kind` in the language and brand of the sender's account. */
   async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: Brand) => MailData[K], executor: Executor) {
@@ -135,7 +136,7 @@ export function createNotifications(deps: {
           amountFormatted: formatPrice(receipt.amount, receipt.currency),
           downloadUrl: receipt.downloadUrl,
           downloadsAllowed: receipt.downloads,
-          validDays: Math.max(1, Math.round((receipt.expiresAt - Date.now()) / DAY_MS)),
+          validDays: Math.max(1, Math.round((receipt.expiresAt - clock()) / DAY_MS)),
         },
         executor,
       ),

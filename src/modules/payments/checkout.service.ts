@@ -6,7 +6,7 @@ import { takePlace, type WindowCounter } from '../../core/rate-limit.js';
 import { clientNetworkOf } from '../../infra/http/address-policy.js';
 import { sha256Hex } from '../../infra/crypto/tokens.js';
 import type { EventRecorder } from '../events/events.service.js';
-import { isEmail } from '../links/link-settings.js';
+import { isEmail } from '../../core/email-address.js';
 import { viewerPathOf } from '../links/links.service.js';
 import type { Visitor } from '../visits/visitor.js';
 import type { VisitsService } from '../visits/visits.service.js';
@@ -36,11 +36,29 @@ const CANNOT_SELL = 'The owner of this document cannot accept payments right now
 export const receiptDownloadPath = (linkId: string, roomId?: string) =>
   roomId ? `${viewerPathOf(linkId, roomId)}/download-original` : `/api/links/${linkId}/download-original`;
 
-/** The purchase a checkout session stands for, or null if it is unpaid or not one of ours. */
+/** What a checkout is started at, in its metadata, so that what Stripe says was paid can be held to it. */
+const priceMetadata = (price: { amount: number; currency: string }) => ({ price: `${price.amount} ${price.currency.toLowerCase()}` });
+
+/**
+ * Whether a session was paid at the price it was started at. Sessions started before their
+ * metadata carried the price (an hour's worth at most, at an upgrade) are taken as paid.
+ */
+export function paidAsPriced(session: Stripe.Checkout.Session): boolean {
+  const started = session.metadata?.price;
+  if (started === undefined) return true;
+  return (
+    session.amount_total !== null &&
+    !!session.currency &&
+    started === priceMetadata({ amount: session.amount_total, currency: session.currency }).price
+  );
+}
+
+/** The purchase a checkout session stands for, or null if it is unpaid, not one of ours, or not paid at its price. */
 export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPurchase | null {
   const linkId = session.metadata?.link_id;
   const email = session.customer_details?.email ?? session.customer_email;
   if (session.payment_status !== 'paid' || !linkId || !email || session.amount_total === null || !session.currency) return null;
+  if (!paidAsPriced(session)) return null;
   return {
     link_id: linkId,
     // The session id downloads the purchase: kept, like every token, as its hash.
@@ -49,6 +67,7 @@ export function purchaseOf(session: Stripe.Checkout.Session, now: number): NewPu
     amount: session.amount_total,
     currency: session.currency,
     link_version: Number(session.metadata?.link_version) || 1,
+    payment_intent: typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null),
     downloads_left: PURCHASE_DOWNLOADS,
     expires_at: now + PURCHASE_WINDOW_MS,
     created_at: now,
@@ -85,13 +104,13 @@ export function createCheckoutService(deps: {
     if (!isEmail(email)) throw badRequest('Enter a valid e-mail address for the receipt');
     const destination = await sellers.sellerAccountOf(link.account_id);
     if (!destination) throw unprocessable(CANNOT_SELL);
-    await takePlace(counter, clock(), {
+    await takePlace(counter, {
       key: `checkout:${clientNetworkOf(buyer.ip)}`,
       ...CHECKOUTS_PER_CLIENT,
       message: 'Too many checkouts have been started from your network; try again in a few minutes',
     });
     const fee = Math.floor((price.amount * platformFeePercent) / 100);
-    const metadata = { link_id: link.id, link_version: String(link.version), ...(roomId && { room_id: roomId }) };
+    const metadata = { link_id: link.id, link_version: String(link.version), ...priceMetadata(price), ...(roomId && { room_id: roomId }) };
     const returnUrl = `${await viewerBase(link.account_id)}${viewerPathOf(link.id, roomId)}`;
     const session = await callStripe(
       () =>
@@ -116,6 +135,17 @@ export function createCheckoutService(deps: {
     );
     if (!session.url) throw new AppError(502, 'Stripe returned a checkout session without a payment page');
     return { url: session.url };
+  }
+
+  /** Spends one download of a live purchase of `link`; false when none is left, it expired, or it was refunded. */
+  async function spendDownload(link: Pick<LinkRow, 'id' | 'account_id' | 'name'>, sessionHash: string): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const spent = await spendPurchaseDownload(trx, link.id, sessionHash, clock());
+      if (!spent) return false;
+      const payload = { linkName: link.name, email: spent.email };
+      await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId: link.id, payload });
+      return true;
+    });
   }
 
   return {
@@ -153,14 +183,11 @@ export function createCheckoutService(deps: {
         if (!purchase || purchase.link_id !== link.id) return false;
         await insertPurchase(db, purchase);
       }
-      return db.transaction().execute(async (trx) => {
-        const spent = await spendPurchaseDownload(trx, link.id, sessionHash, clock());
-        if (!spent) return false;
-        const payload = { linkName: link.name, email: spent.email };
-        await events.record(trx, { accountId: link.account_id, type: 'link.downloaded', linkId: link.id, payload });
-        return true;
-      });
+      return spendDownload(link, sessionHash);
     },
+
+    /** Spends one download of the purchase a receipt's token stands for (by its session's hash). */
+    spendPurchaseDownload: spendDownload,
   };
 }
 

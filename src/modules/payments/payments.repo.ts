@@ -49,6 +49,23 @@ export async function insertPurchase(db: Executor, purchase: NewPurchase): Promi
   return row !== undefined;
 }
 
+/** Marks a recorded purchase fulfilled; false if it was already (another event of the same session). */
+export async function markPurchaseFulfilled(db: Executor, checkoutSessionHash: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('purchases')
+    .set({ fulfilled_at: now })
+    .where('checkout_session_hash', '=', checkoutSessionHash)
+    .where('fulfilled_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Ends the downloads of the purchases a PaymentIntent paid (refunded, or disputed); how many there were. */
+export async function endPurchasesPaidBy(db: Executor, paymentIntent: string): Promise<number> {
+  const result = await db.updateTable('purchases').set({ downloads_left: 0 }).where('payment_intent', '=', paymentIntent).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function purchaseExists(db: Executor, checkoutSessionHash: string): Promise<boolean> {
   const row = await db.selectFrom('purchases').select('id').where('checkout_session_hash', '=', checkoutSessionHash).executeTakeFirst();
   return row !== undefined;

@@ -5,9 +5,9 @@ import { badRequest, serviceUnavailable } from '../../core/errors.js';
 import type { DownloadsService } from '../downloads/downloads.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
-import { PURCHASE_DOWNLOADS, PURCHASE_WINDOW_MS, purchaseOf, receiptDownloadPath } from './checkout.service.js';
+import { paidAsPriced, PURCHASE_DOWNLOADS, PURCHASE_WINDOW_MS, purchaseOf, receiptDownloadPath } from './checkout.service.js';
 import type { StripeConnect } from './connect.service.js';
-import { claimStripeEvent, insertPurchase } from './payments.repo.js';
+import { claimStripeEvent, endPurchasesPaidBy, insertPurchase, markPurchaseFulfilled } from './payments.repo.js';
 import { requireStripe, type Stripe } from './stripe-client.js';
 
 export interface PurchaseReceipt {
@@ -37,8 +37,9 @@ export function createStripeWebhook(deps: {
   sellers: Pick<StripeConnect, 'applyAccountUpdate'>;
   notify: PurchaseNotifier;
   events: EventRecorder;
+  log: { error(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }) {
-  const { db, clock, stripe, publicUrl, links, downloads, sellers, notify, events } = deps;
+  const { db, clock, stripe, publicUrl, links, downloads, sellers, notify, events, log } = deps;
   const secrets = (deps.webhookSecret ?? '')
     .split(',')
     .map((secret) => secret.trim())
@@ -70,12 +71,34 @@ export function createStripeWebhook(deps: {
     const purchase = purchaseOf(session, now);
     // Read before the transaction: SQLite has one connection, and the transaction holds it.
     const link = purchase ? await links.findForVisitor(purchase.link_id) : undefined;
+    if (!purchase) {
+      // Unpaid (an asynchronous method still settling) or not ours: nothing to deliver. Paid at another
+      // price than it was started at: not what the link sells, and someone must look at it.
+      if (session.payment_status === 'paid' && session.metadata?.link_id && !paidAsPriced(session)) {
+        log.error(
+          { linkId: session.metadata.link_id, paymentIntent: session.payment_intent },
+          'a checkout was paid at another price than it was started at: not fulfilled',
+        );
+      }
+      return;
+    }
+    if (!link) {
+      log.error(
+        { linkId: purchase.link_id, paymentIntent: session.payment_intent },
+        'a checkout was paid for a link deleted meanwhile: nothing was delivered; refund it in Stripe',
+      );
+      return;
+    }
     await once(event, async (trx) => {
-      // Unpaid (an asynchronous method still settling), not ours, or the link is gone: nothing to deliver.
-      if (!purchase || !link) return;
+      // The buyer's first download may have recorded it; only one event of a session fulfils it.
       await insertPurchase(trx, purchase);
+      if (!(await markPurchaseFulfilled(trx, purchase.checkout_session_hash, now))) return;
       const ttlSeconds = PURCHASE_WINDOW_MS / 1000;
-      const { token, expiresAt } = await downloads.issuePurchaseToken(link.id, { uses: PURCHASE_DOWNLOADS, ttlSeconds }, trx);
+      const { token, expiresAt } = await downloads.issuePurchaseToken(
+        link.id,
+        { checkoutSessionHash: purchase.checkout_session_hash, ttlSeconds },
+        trx,
+      );
       await notify.purchaseReceipt(
         link,
         {
@@ -108,6 +131,19 @@ export function createStripeWebhook(deps: {
           // was made by its seller, who could name any link in its metadata and pay themselves.
           if (event.account) return;
           return completePurchase(event, event.data.object);
+        case 'charge.refunded':
+        case 'charge.dispute.created': {
+          // A refund in full, or a dispute, ends what the payment bought; a partial refund does not.
+          if (event.account) return;
+          const charge = event.data.object;
+          if (event.type === 'charge.refunded' && !(charge as Stripe.Charge).refunded) return;
+          const paymentIntent = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+          if (!paymentIntent) return;
+          return once(event, async (trx) => {
+            const ended = await endPurchasesPaidBy(trx, paymentIntent);
+            if (ended > 0) log.info({ paymentIntent, reason: event.type }, 'a purchase was refunded or disputed: its downloads ended');
+          });
+        }
         case 'account.updated': {
           const account = event.data.object;
           return once(event, (trx) => sellers.applyAccountUpdate(trx, account));

@@ -4,7 +4,7 @@ import type { Db } from '../../db/kysely.js';
 import type { PortalSessionsTable, PortalsTable } from '../../db/types.js';
 import { badRequest, notFound, unprocessable } from '../../core/errors.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
-import { isEmail } from '../links/link-settings.js';
+import { isEmail } from '../../core/email-address.js';
 import { isListedForVisitors } from '../links/links.service.js';
 import type { OtpService } from '../visits/otp.service.js';
 import type { Visitor } from '../visits/visitor.js';
@@ -203,7 +203,8 @@ export function createPortalAccessService(deps: {
       if (state.step !== 'signed-in') return { signedIn: false };
       const link = (await visibleLinks(portal)).find((candidate) => candidate.id === linkId);
       if (!link) throw notFound('Document');
-      return { signedIn: true, visitToken: await visits.trustVerifiedEmail(link.id, visitor, state.email) };
+      const portalSession = sha256Hex(client.token!);
+      return { signedIn: true, visitToken: await visits.trustVerifiedEmail(link.id, { ...visitor, portalSession }, state.email) };
     },
   };
 }

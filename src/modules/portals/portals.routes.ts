@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, OkBody, StringId, authErrors } from '../../core/schemas.js';
+import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import { LinkMetadata } from '../links/links.routes.js';
 import { PORTAL_SLUG_PATTERN, type PortalsService } from './portals.service.js';
 
@@ -39,11 +40,12 @@ export const portalsRoutes: FastifyPluginAsyncTypebox<{ portals: PortalsService 
         tags,
         operationId: 'createClientPortal',
         summary: 'Create a client portal at {PUBLIC_URL}/p/{slug}',
+        headers: IdempotencyHeaders,
         body: Type.Object({ name: PortalName, slug: PortalSlug, allowedEmails: Type.Optional(AllowedEmails) }),
         response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.String(), url: Type.String() }), ...errors },
       },
     },
-    async (request) => ({ ok: true, ...(await portals.create(principalOf(request).accountId, request.body)) }),
+    async (request, reply) => answerOf(reply, await portals.create(principalOf(request).accountId, request.body, request.headers['idempotency-key'])),
   );
 
   app.get(
@@ -66,7 +68,7 @@ export const portalsRoutes: FastifyPluginAsyncTypebox<{ portals: PortalsService 
   );
 
   app.route({
-    method: ['PATCH', 'PUT', 'POST'],
+    method: 'PATCH',
     url: '/:id',
     schema: {
       tags,

@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { PortalsTable } from '../../db/types.js';
 import { notFound, unprocessable } from '../../core/errors.js';
+import { recordName } from '../../core/text.js';
 import { randomBase62 } from '../../infra/crypto/tokens.js';
 import { normalizeEmails } from '../links/link-settings.js';
 import { toLinkMetadata, type LinksService } from '../links/links.service.js';
@@ -30,8 +32,9 @@ export function createPortalsService(deps: {
   clock: Clock;
   viewerBase: (accountId: number) => Promise<string>;
   links: Pick<LinksService, 'ownIds'>;
+  idempotency: Pick<IdempotencyService, 'once'>;
 }) {
-  const { db, clock, viewerBase, links } = deps;
+  const { db, clock, viewerBase, links, idempotency } = deps;
   /** Beside the account's viewer links: on its custom domain when it has one. */
   const portalUrl = async (accountId: number, slug: string) => `${await viewerBase(accountId)}/p/${slug}`;
 
@@ -47,18 +50,26 @@ export function createPortalsService(deps: {
       return portals.map((portal) => ({ ...portal, url: `${base}/p/${portal.slug}` }));
     },
 
-    async create(accountId: number, input: { name: string; slug: string; allowedEmails?: string[] }) {
-      const id = randomBase62(22);
-      const inserted = await insertPortal(db, {
-        id,
-        account_id: accountId,
-        name: input.name,
-        slug: input.slug,
-        allowed_emails: JSON.stringify(normalizeEmails(input.allowedEmails ?? [], 'allowedEmails')),
-        created_at: clock(),
+    /** A new portal; with an `Idempotency-Key`, a retry within 24 hours answers the first one instead of making another. */
+    create(accountId: number, input: { name: string; slug: string; allowedEmails?: string[] }, idempotencyKey?: string) {
+      return idempotency.once<{ ok: boolean; id: string; url: string }>(accountId, idempotencyKey, 'portal:create', async (recordAnswer) => {
+        const id = randomBase62(22);
+        const allowedEmails = JSON.stringify(normalizeEmails(input.allowedEmails ?? [], 'allowedEmails'));
+        const created = { ok: true, id, url: await portalUrl(accountId, input.slug) };
+        await db.transaction().execute(async (trx) => {
+          const inserted = await insertPortal(trx, {
+            id,
+            account_id: accountId,
+            name: recordName(input.name, 'A portal name'),
+            slug: input.slug,
+            allowed_emails: allowedEmails,
+            created_at: clock(),
+          });
+          if (!inserted) throw slugTaken(input.slug);
+          await recordAnswer?.(trx, created);
+        });
+        return created;
       });
-      if (!inserted) throw slugTaken(input.slug);
-      return { id, url: await portalUrl(accountId, input.slug) };
     },
 
     async get(accountId: number, id: string) {
@@ -75,7 +86,8 @@ export function createPortalsService(deps: {
 
     async update(accountId: number, id: string, input: { name?: string; slug?: string; allowedEmails?: string[] }) {
       const allowedEmails = input.allowedEmails && JSON.stringify(normalizeEmails(input.allowedEmails, 'allowedEmails'));
-      const patch = { name: input.name, slug: input.slug, allowed_emails: allowedEmails };
+      const name = input.name === undefined ? undefined : recordName(input.name, 'A portal name');
+      const patch = { name, slug: input.slug, allowed_emails: allowedEmails };
       if (Object.values(patch).every((value) => value === undefined)) {
         await ownPortal(accountId, id); // nothing to change, but another account's id is still a 404
         return;

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Identity } from '../../core/auth.js';
 import { notFound, unauthorized } from '../../core/errors.js';
+import { createPrincipalCache } from '../../core/principal-cache.js';
 import { isRole } from '../../core/permissions.js';
 import { scheduledJob } from '../../core/periodic-job.js';
 import { isoTime } from '../../core/timestamps.js';
@@ -24,8 +25,6 @@ const SESSION_ID = /^[0-9A-Za-z]{43}$/;
 const DAY_MS = 86_400_000;
 /** last_seen_at is written at most this often per session: the idle timeout counts in days. */
 const TOUCH_EVERY_MS = 60_000;
-const CACHE_TTL_MS = 1_000;
-const CACHE_MAX = 10_000;
 
 export interface Client {
   ip: string;
@@ -61,9 +60,7 @@ export function createSessionsService(deps: {
   const lookup = sessionLookup(db, deps.precompile);
 
   // Resolved sessions for a second, as API keys are: a burst of requests reads the database once.
-  // An ended session is dropped here at once; another replica sees the end within the second.
-  const cache = new Map<string, { identity: Identity; until: number }>();
-  const forget = (hashes: string[]) => hashes.forEach((hash) => cache.delete(hash));
+  const cache = createPrincipalCache(clock);
 
   /** A new session; `signedIn` carries over a rotated session's sign-in, so that moving it renews neither its age nor its end. */
   async function start(
@@ -104,12 +101,10 @@ export function createSessionsService(deps: {
       const idHash = sha256Hex(sessionId);
       const now = clock();
       const cached = cache.get(idHash);
-      if (cached && cached.until > now) return cached.identity;
+      if (cached) return cached;
+      const readBegan = cache.readBegins();
       const [row] = await lookup(idHash);
-      if (!row || row.expires_at <= now || row.last_seen_at <= now - idleMs || !isRole(row.role)) {
-        cache.delete(idHash);
-        return null;
-      }
+      if (!row || row.expires_at <= now || row.last_seen_at <= now - idleMs || !isRole(row.role)) return null;
       if (now - row.last_seen_at > TOUCH_EVERY_MS) await touchSession(db, idHash, now);
       const identity: Identity = {
         accountId: row.account_id,
@@ -120,8 +115,7 @@ export function createSessionsService(deps: {
         twoFactor: row.totp_confirmed_at !== null,
         session: { publicId: row.public_id, csrfToken: csrfTokenOf(idHash), signedInAt: row.created_at },
       };
-      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-      cache.set(idHash, { identity, until: now + CACHE_TTL_MS });
+      cache.set(idHash, identity, readBegan);
       return identity;
     },
 
@@ -133,7 +127,7 @@ export function createSessionsService(deps: {
     async rotate(sessionId: string, userId: number, accountId: number, client: Client, executor: Executor = db): Promise<StartedSession> {
       const idHash = sha256Hex(sessionId);
       const ended = await takeSession(executor, userId, idHash);
-      forget([idHash]);
+      cache.forget([idHash]);
       if (!ended || ended.expires_at <= clock()) throw unauthorized('Your session has ended: sign in again');
       return start(userId, accountId, client, executor, { at: ended.created_at, endsAt: ended.expires_at });
     },
@@ -143,7 +137,7 @@ export function createSessionsService(deps: {
       if (!SESSION_ID.test(sessionId)) return;
       const idHash = sha256Hex(sessionId);
       await deleteSessionByHash(db, idHash);
-      forget([idHash]);
+      cache.forget([idHash]);
     },
 
     async list(userId: number, currentPublicId: string | undefined) {
@@ -164,22 +158,25 @@ export function createSessionsService(deps: {
     async revoke(userId: number, publicId: string): Promise<void> {
       const ended = await deleteSessions(db, { userId, publicId });
       if (ended.length === 0) throw notFound(`Session ${publicId}`);
-      forget(ended);
+      cache.forget(ended);
     },
 
-    /** Every session of the person (password changed, disabled), but the one given. */
+    /**
+     * Every session of the person (password changed, disabled), but the one given. Inside a
+     * transaction, `forgetUser` once it has committed: a request read meanwhile saw them still there.
+     */
     async endAllOf(userId: number, executor: Executor = db, exceptSessionId?: string): Promise<void> {
-      forget(await deleteSessions(executor, { userId, exceptHash: exceptSessionId === undefined ? undefined : sha256Hex(exceptSessionId) }));
+      cache.forget(await deleteSessions(executor, { userId, exceptHash: exceptSessionId === undefined ? undefined : sha256Hex(exceptSessionId) }));
     },
 
-    /** The person's sessions in one account (removed from it). */
+    /** The person's sessions in one account (removed from it); inside a transaction, `forgetUser` after it as above. */
     async endIn(userId: number, accountId: number, executor: Executor = db): Promise<void> {
-      forget(await deleteSessionsOfMembership(executor, userId, accountId));
+      cache.forget(await deleteSessionsOfMembership(executor, userId, accountId));
     },
 
     /** Drops what this process remembers of the person's sessions (their role changed). */
     forgetUser(userId: number): void {
-      for (const [hash, entry] of cache) if (entry.identity.actor.id === userId) cache.delete(hash);
+      cache.forgetWhere((identity) => identity.actor.id === userId);
     },
 
     startSweeper: () => sweeper.start(),

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, IntegerIdParams, OkBody, authErrors } from '../../core/schemas.js';
 import { jsonSettingProperties } from '../links/link-settings-schema.js';
+import { answerOf, IdempotencyHeaders } from '../idempotency/idempotency-http.js';
 import type { TemplatesService } from './templates.service.js';
 
 const tags = ['Templates'];
@@ -38,11 +39,13 @@ export const templatesRoutes: FastifyPluginAsyncTypebox<{ templates: TemplatesSe
         tags,
         operationId: 'createTemplate',
         summary: 'Create a template; POST /api/upload applies it with the form field templateId',
+        headers: IdempotencyHeaders,
         body: CreateBody,
         response: { 200: Type.Object({ ok: Type.Boolean(), id: Type.Integer() }), ...errors },
       },
     },
-    async (request) => ({ ok: true, id: await templates.create(principalOf(request).accountId, request.body) }),
+    async (request, reply) =>
+      answerOf(reply, await templates.create(principalOf(request).accountId, request.body, request.headers['idempotency-key'])),
   );
 
   app.get(
@@ -60,7 +63,7 @@ export const templatesRoutes: FastifyPluginAsyncTypebox<{ templates: TemplatesSe
   );
 
   app.route({
-    method: ['PATCH', 'PUT', 'POST'],
+    method: 'PATCH',
     url: '/:id',
     schema: {
       tags,

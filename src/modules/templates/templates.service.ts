@@ -1,6 +1,8 @@
 import type { Clock } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { badRequest, notFound } from '../../core/errors.js';
+import { recordName } from '../../core/text.js';
 import {
   assertPaymentsPossible,
   normalizeBookingUrl,
@@ -80,9 +82,17 @@ function normalizeStated(input: TemplateSettings): TemplateSettings {
 
 const parseStated = (json: string) => JSON.parse(json) as TemplateSettings;
 
+const templateName = (typed: string) => recordName(typed, 'A template name');
+
 /** Link templates: named sets of upload settings that `POST /api/upload` applies with `templateId`. */
-export function createTemplatesService(deps: { db: Db; clock: Clock; payments: PaymentsPolicy; agreements: AgreementPolicy }) {
-  const { db, clock, payments, agreements } = deps;
+export function createTemplatesService(deps: {
+  db: Db;
+  clock: Clock;
+  payments: PaymentsPolicy;
+  agreements: AgreementPolicy;
+  idempotency: Pick<IdempotencyService, 'once'>;
+}) {
+  const { db, clock, payments, agreements, idempotency } = deps;
 
   /** A template must make a valid link on its own: the same rules as an upload stating these fields. */
   async function assertUsable(accountId: number, stated: TemplateSettings): Promise<void> {
@@ -107,10 +117,21 @@ export function createTemplatesService(deps: { db: Db; clock: Clock; payments: P
       return present(await ownTemplate(accountId, id));
     },
 
-    async create(accountId: number, input: { name: string } & TemplateSettings): Promise<number> {
-      const stated = normalizeStated(input);
-      await assertUsable(accountId, stated);
-      return insertTemplate(db, { accountId, name: input.name, settings: JSON.stringify(stated), now: clock() });
+    /** A new template; with an `Idempotency-Key`, a retry within 24 hours answers the first one's id instead of making another. */
+    create(accountId: number, input: { name: string } & TemplateSettings, idempotencyKey?: string) {
+      return idempotency.once<{ ok: boolean; id: number }>(accountId, idempotencyKey, 'template:create', async (recordAnswer) => {
+        const name = templateName(input.name);
+        const stated = normalizeStated(input);
+        await assertUsable(accountId, stated);
+        return db.transaction().execute(async (trx) => {
+          const created = {
+            ok: true,
+            id: await insertTemplate(trx, { accountId, name, settings: JSON.stringify(stated), now: clock() }),
+          };
+          await recordAnswer?.(trx, created);
+          return created;
+        });
+      });
     },
 
     /**
@@ -119,6 +140,7 @@ export function createTemplatesService(deps: { db: Db; clock: Clock; payments: P
      * first, outside the transaction: on SQLite it holds the one connection.
      */
     async update(accountId: number, id: number, input: { name?: string } & TemplateSettings): Promise<void> {
+      const name = input.name === undefined ? undefined : templateName(input.name);
       const changes = normalizeStated(input);
       await assertUsable(accountId, { ...parseStated((await ownTemplate(accountId, id)).settings), ...changes });
       await db.transaction().execute(async (trx) => {
@@ -126,7 +148,7 @@ export function createTemplatesService(deps: { db: Db; clock: Clock; payments: P
         if (!current) throw notFound(`Template ${id}`);
         const stated = { ...parseStated(current.settings), ...changes };
         resolveSettings(stated); // the rules between fields, on the template as it is now
-        await updateTemplate(trx, accountId, id, { name: input.name ?? current.name, settings: JSON.stringify(stated), now: clock() });
+        await updateTemplate(trx, accountId, id, { name: name ?? current.name, settings: JSON.stringify(stated), now: clock() });
       });
     },
 

@@ -23,7 +23,6 @@ const PERIOD_SECONDS = 30;
 const RECOVERY_CODES = 10;
 // No 0/o, 1/l/i: a code read from paper is typed back right.
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
-const LAST_STEPS_MAX = 10_000;
 /** How recent the sign-in of a person without a password must be to set up a factor. */
 export const RECENT_SIGN_IN_MINUTES = 10;
 
@@ -45,7 +44,7 @@ export function createTwoFactorService(deps: {
   db: Db;
   clock: Clock;
   masterKey: Buffer;
-  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor' | 'withPassword' | 'held'>;
+  users: Pick<UsersService, 'byId' | 'byEmail' | 'setTwoFactor' | 'claimTotpStep' | 'withPassword' | 'held'>;
   members: Pick<MembersService, 'accountsOf'>;
   sessions: Pick<SessionsService, 'endAllOf' | 'forgetUser'>;
   /** With REQUIRE_2FA a key is judged by its maker's two-factor sign-in too. */
@@ -55,11 +54,6 @@ export function createTwoFactorService(deps: {
   throttle: Pick<SignInThrottle, 'counted'>;
 }) {
   const { db, clock, masterKey, users, members, sessions, apiKeys, audit, throttle } = deps;
-  // The last time step each person's code was accepted at, so an overheard code cannot be used
-  // again within its window. Kept in this process only: another replica could accept the same
-  // code once more within 90 seconds, a risk accepted to keep sign-in free of a write per code.
-  const lastSteps = new Map<number, number>();
-
   /** What this process remembers of the person's sessions and of the keys of their accounts goes with a change of their second factor. */
   async function forgetPrincipalsOf(userId: number): Promise<void> {
     sessions.forgetUser(userId);
@@ -84,19 +78,11 @@ export function createTwoFactorService(deps: {
     return delta === null ? null : Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
   }
 
-  function acceptStep(userId: number, step: number): boolean {
-    if ((lastSteps.get(userId) ?? -1) >= step) return false;
-    lastSteps.delete(userId);
-    if (lastSteps.size >= LAST_STEPS_MAX) lastSteps.delete(lastSteps.keys().next().value!);
-    lastSteps.set(userId, step);
-    return true;
-  }
-
   /** A current code (not used before) or an unused recovery code, which is spent. */
   async function verify(user: UserRow, rawCode: string, executor: Executor = db): Promise<boolean> {
     const code = cleaned(rawCode);
     const step = matchingStep(user, code);
-    if (step !== null) return acceptStep(user.id, step);
+    if (step !== null) return users.claimTotpStep(user.id, step, executor);
     return code.length === 10 && spendRecoveryCode(executor, user.id, sha256Hex(code), clock());
   }
 
@@ -163,7 +149,7 @@ export function createTwoFactorService(deps: {
       else await provePassword(principal, user, input.password);
       const { code } = input;
       const step = matchingStep(user, cleaned(code));
-      if (step === null || !acceptStep(user.id, step)) {
+      if (step === null || !(await users.claimTotpStep(user.id, step))) {
         throw badRequest('The code is not right: enter the six digits your authenticator app shows now');
       }
       const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);

@@ -12,7 +12,7 @@ export type UploadReceiver = (blobKey: string) => Promise<ReceivedUpload>;
 
 /** The one place that decides whether paid settings can be honoured (uploads and templates both ask). */
 export function createUploadService(deps: {
-  links: Pick<LinksService, 'newLinkId' | 'createFileLink' | 'ownLink' | 'replaceFile'>;
+  links: Pick<LinksService, 'newLinkId' | 'createFileLink' | 'ownFileLink' | 'replaceFile'>;
   intake: Pick<FileIntake, 'discard'>;
   templates: Pick<TemplatesService, 'settingsForUpload'>;
   payments: PaymentsPolicy;
@@ -55,7 +55,7 @@ export function createUploadService(deps: {
     replaceFile(source: ChangeSource, linkId: string, receive: UploadReceiver, idempotencyKey?: string) {
       const { accountId } = source;
       return idempotency.once<ReplacedFile>(accountId, idempotencyKey, `replace:${linkId}`, async (recordAnswer) => {
-        const link = await links.ownLink(accountId, linkId, { live: true });
+        const link = await links.ownFileLink(accountId, linkId);
         const { file } = await receive(blobKeyOf(linkId, link.version + 1));
         return commitOrDiscard(file, () =>
           links.replaceFile(source, linkId, file, link.version, async (trx, replaced) => {

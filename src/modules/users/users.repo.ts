@@ -44,3 +44,14 @@ export async function updateUser(
   const result = await db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Records `step` as the person's last accepted code; false if that step or a later one was accepted before. */
+export async function claimTotpStep(db: Executor, id: number, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

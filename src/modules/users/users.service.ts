@@ -1,9 +1,10 @@
 import type { Clock, Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
+import { isEmail } from '../../core/email-address.js';
 import { badRequest, unprocessable } from '../../core/errors.js';
 import { hashPassword, verifyPassword } from '../../infra/crypto/passwords.js';
-import { anyUserExists, findUserByEmail, findUserById, insertUser, lockUser, updateUser } from './users.repo.js';
+import { anyUserExists, claimTotpStep, findUserByEmail, findUserById, insertUser, lockUser, updateUser } from './users.repo.js';
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
@@ -11,6 +12,17 @@ export const PASSWORD_MAX = 256;
 /** E-mail addresses are compared lower-cased and trimmed. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * The address of a new person (invited, signing up, added): normalised, and one a visitor could
+ * use too, so that every mail to it can be sent and no variant (`ann@corp.example.`) makes a second person.
+ * Signing in takes any address, so that nobody added before this rule is locked out.
+ */
+export function newPersonEmail(typed: string): string {
+  const email = normalizeEmail(typed);
+  if (!isEmail(email)) throw badRequest(`"${email}" is not an e-mail address that can be used here, such as name@example.com`);
+  return email;
 }
 
 export function assertPasswordAcceptable(password: string): void {
@@ -34,7 +46,7 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
     anyExists: (executor: Executor = db) => anyUserExists(executor),
 
     async create(input: { email: string; name: string; password: string | null }, executor: Executor = db): Promise<number> {
-      const email = normalizeEmail(input.email);
+      const email = newPersonEmail(input.email);
       const name = input.name.trim();
       if (name === '') throw badRequest('A name is required');
       if (input.password !== null) assertPasswordAcceptable(input.password);
@@ -70,6 +82,8 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
     /** The sealed TOTP secret: pending until confirmed, null to turn two-factor off. */
     setTwoFactor: (userId: number, sealedSecret: string | null, confirmedAt: number | null, executor: Executor = db) =>
       updateUser(executor, userId, { totp_secret: sealedSecret, totp_confirmed_at: confirmedAt }),
+    /** Spends the time step of an authenticator code, once across every replica; false if it or a later one was spent. */
+    claimTotpStep: (userId: number, step: number, executor: Executor = db) => claimTotpStep(executor, userId, step),
   };
 }
 

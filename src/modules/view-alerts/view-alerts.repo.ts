@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import type { Database } from '../../db/types.js';
 
 export function findAlertMode(db: Executor, accountId: number) {
   return db.selectFrom('view_alert_settings').select('mode').where('account_id', '=', accountId).executeTakeFirst();
@@ -66,22 +68,52 @@ export async function insertAlert(
     .execute();
 }
 
-/** Views waiting for a digest, seen before `before`, oldest first. */
-export function listDigestDue(db: Executor, before: number, limit: number) {
+/** Who has views waiting for a digest, seen before `before`, with the first of them (its day is the next digest). */
+export function listDigestRecipients(db: Executor, before: number, limit: number) {
   return db
     .selectFrom('view_alerts')
-    .select(['id', 'account_id', 'recipient', 'visitor', 'address_unverified', 'document_name', 'viewed_at'])
+    .select(['account_id', 'recipient', (eb) => eb.fn.min<number>('viewed_at').as('first_viewed_at')])
     .where('in_digest', '=', 1)
     .where('viewed_at', '<', before)
-    .orderBy('viewed_at')
+    .groupBy(['account_id', 'recipient'])
+    .orderBy('account_id')
+    .orderBy('recipient')
     .limit(limit)
     .execute();
 }
 
-/** Takes views out of the digest queue; answers how many this call took (a replica racing it takes the rest). */
-export async function markDigested(db: Executor, ids: readonly number[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const result = await db.updateTable('view_alerts').set({ in_digest: 0 }).where('id', 'in', ids).where('in_digest', '=', 1).executeTakeFirst();
+interface DigestDay {
+  accountId: number;
+  recipients: readonly string[];
+  from: number;
+  to: number;
+}
+
+/** The views of a digest's day still waiting for it. */
+const waitingOn = (day: DigestDay) => (eb: ExpressionBuilder<Database, 'view_alerts'>) =>
+  eb.and([
+    eb('account_id', '=', day.accountId),
+    eb('recipient', 'in', day.recipients),
+    eb('in_digest', '=', 1),
+    eb('viewed_at', '>=', day.from),
+    eb('viewed_at', '<', day.to),
+  ]);
+
+/** The first `limit` views of a digest's day, oldest first. */
+export function listDigestViews(db: Executor, day: DigestDay, limit: number) {
+  return db
+    .selectFrom('view_alerts')
+    .select(['visitor', 'address_unverified', 'document_name', 'viewed_at'])
+    .where(waitingOn(day))
+    .orderBy('viewed_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes a digest's day out of the queue; answers how many views this call took (none when a replica took them first). */
+export async function markDigested(db: Executor, day: DigestDay): Promise<number> {
+  const result = await db.updateTable('view_alerts').set({ in_digest: 0 }).where(waitingOn(day)).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

@@ -13,7 +13,8 @@ import {
   deleteOldAlerts,
   findAlertMode,
   insertAlert,
-  listDigestDue,
+  listDigestRecipients,
+  listDigestViews,
   mailedSince,
   markDigested,
   saveAlertMode,
@@ -89,50 +90,44 @@ export function createViewAlertsService(deps: {
     return account.email;
   }
 
-  /** Sends the digests of every day before today (UTC): one mail per account and recipient. */
+  /**
+   * Sends the digests of every day before today (UTC): one mail per account, recipient and day,
+   * its first views listed and all of them counted, however many there are.
+   */
   async function sendDigests(): Promise<number> {
     const today = Math.floor(clock() / DAY_MS) * DAY_MS;
     let sent = 0;
     for (;;) {
-      const due = await listDigestDue(db, today, DIGEST_BATCH);
-      const recipients = new Map<string, string>();
-      const groups = new Map<string, { to: string; rows: typeof due }>();
-      for (const row of due) {
-        const kept = `${row.account_id}\u0000${row.recipient}`;
-        if (!recipients.has(kept)) recipients.set(kept, await recipientNow(row.account_id, row.recipient));
-        const to = recipients.get(kept)!;
-        const key = `${row.account_id}\u0000${to}\u0000${utcDay(row.viewed_at)}`;
-        groups.set(key, { to, rows: [...(groups.get(key)?.rows ?? []), row] });
+      const waiting = await listDigestRecipients(db, today, DIGEST_BATCH);
+      if (waiting.length === 0) break;
+      // Views kept for a maker who has left since go to the account's address, with its own.
+      const digests = new Map<string, { accountId: number; to: string; recipients: string[]; from: number }>();
+      for (const { account_id: accountId, recipient, first_viewed_at: first } of waiting) {
+        const to = await recipientNow(accountId, recipient);
+        const from = Math.floor(Number(first) / DAY_MS) * DAY_MS;
+        const key = `${accountId}\u0000${to}\u0000${from}`;
+        const digest = digests.get(key) ?? { accountId, to, recipients: [], from };
+        digest.recipients.push(recipient);
+        digests.set(key, digest);
       }
-      for (const { to, rows } of groups.values()) {
-        const [first] = rows;
-        await db
-          .transaction()
-          .execute(async (trx) => {
-            // Another replica took them first: no second digest.
-            if (
-              (await markDigested(
-                trx,
-                rows.map((row) => row.id),
-              )) < rows.length
-            )
-              throw new DigestTaken();
-            const views = rows.slice(0, DIGEST_LISTED).map((row) => ({
-              documentName: row.document_name,
-              visitor: row.visitor,
-              addressUnverified: row.address_unverified === 1,
-              viewedAt: utcTime(row.viewed_at),
-            }));
-            await mail.viewDigest(first!.account_id, to, { day: utcDay(first!.viewed_at), views, more: rows.length - views.length }, trx);
-          })
-          .then(
-            () => (sent += 1),
-            (error: unknown) => {
-              if (!(error instanceof DigestTaken)) throw error;
-            },
-          );
+      for (const { accountId, to, recipients, from } of digests.values()) {
+        const day = { accountId, recipients, from, to: from + DAY_MS };
+        const mailed = await db.transaction().execute(async (trx) => {
+          const listed = await listDigestViews(trx, day, DIGEST_LISTED);
+          const taken = await markDigested(trx, day);
+          // Another replica took them first: no second digest.
+          if (taken === 0) return false;
+          const views = listed.slice(0, taken).map((row) => ({
+            documentName: row.document_name,
+            visitor: row.visitor,
+            addressUnverified: row.address_unverified === 1,
+            viewedAt: utcTime(row.viewed_at),
+          }));
+          await mail.viewDigest(accountId, to, { day: utcDay(from), views, more: taken - views.length }, trx);
+          return true;
+        });
+        if (mailed) sent += 1;
       }
-      if (due.length < DIGEST_BATCH) break;
     }
     await deleteOldAlerts(db, clock() - 2 * DAY_MS);
     if (sent > 0) log.info({ digests: sent }, 'sent daily view digests');
@@ -189,7 +184,5 @@ export function createViewAlertsService(deps: {
     ...scheduledJob(sendDigests, HOUR_MS, (err) => log[failureLevel(err)]({ err }, 'view digests failed')),
   };
 }
-
-class DigestTaken extends Error {}
 
 export type ViewAlertsService = ReturnType<typeof createViewAlertsService>;

@@ -5,7 +5,7 @@ import { createLink, uploadForm } from '../../../test/helpers/files.js';
 import { signedInPerson } from '../../../test/helpers/people.js';
 import { startSmtp } from '../../../test/helpers/smtp.js';
 import { VisitorClient } from '../../../test/helpers/visitor.js';
-import { sleep } from '../../../test/helpers/wait.js';
+import { sleep, waitFor } from '../../../test/helpers/wait.js';
 
 const HOUR = 3_600_000;
 
@@ -119,6 +119,58 @@ test('daily digest: views wait for the next UTC day, one digest per recipient, s
   assert.equal(digest.subject, '2 views of your documents on 2026-11-24');
   assert.match(digest.text, /ana@example\.org \(not verified\) opened “Deck\.pdf\.txt”/);
   assert.match(digest.text, /bo@example\.org \(not verified\) opened “Terms\.txt”/);
+});
+
+test('daily digest: one mail per recipient and day, counting every view of it however many there are', async (t) => {
+  const smtp = await startSmtp(t);
+  const day = Date.UTC(2026, 10, 24);
+  let now = day + 9 * HOUR;
+  const app = await startApp(t, { clock: () => now, env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  const other = await app.createAccount('professional');
+  const deck = await createLink(http, 'd', 'Deck.txt');
+  // A busy day, seeded as the view path records them: more views than one read of the queue takes,
+  // this account's between another's, and two more on the next day.
+  const views = [
+    ...Array.from({ length: 3000 }, (_, n) => ({ accountId: other.accountId, recipient: other.email, viewedAt: day + HOUR + n })),
+    ...Array.from({ length: 5200 }, (_, n) => ({ accountId, recipient: accountEmail, viewedAt: day + 2 * HOUR + n })),
+    ...Array.from({ length: 2 }, (_, n) => ({ accountId, recipient: accountEmail, viewedAt: day + 25 * HOUR + n })),
+  ];
+  await app.runtime.database.db.transaction().execute(async (trx) => {
+    for (let at = 0; at < views.length; at += 500) {
+      await trx
+        .insertInto('view_alerts')
+        .values(
+          views.slice(at, at + 500).map((view, n) => ({
+            account_id: view.accountId,
+            link_id: deck,
+            visitor: `visitor-${at + n}@example.org`,
+            address_unverified: 1,
+            recipient: view.recipient,
+            document_name: 'Deck.txt',
+            viewed_at: view.viewedAt,
+            in_digest: 1,
+          })),
+        )
+        .execute();
+    }
+  });
+
+  now = day + 48 * HOUR + 5 * 60_000;
+  assert.equal(await app.runtime.services.viewAlerts.sendDigests(), 3);
+  await waitFor(
+    async () => smtp.received.length,
+    (count) => count >= 3,
+  );
+  const subjects = smtp.received.map((mail) => `${mail.to.join()}: ${mail.subject}`).sort();
+  assert.deepEqual(subjects, [
+    `${accountEmail}: 2 views of your documents on 2026-11-25`,
+    `${accountEmail}: 5200 views of your documents on 2026-11-24`,
+    `${other.email}: 3000 views of your documents on 2026-11-24`,
+  ]);
+  const busy = smtp.received.find((mail) => mail.subject.startsWith('5200'))!;
+  assert.match(busy.text, /visitor-3000@example\.org/, 'the first views listed');
+  assert.equal(await app.runtime.services.viewAlerts.sendDigests(), 0, 'sent once');
 });
 
 test("a maker who leaves before the daily digest goes out does not get it: the account's address gets their views", async (t) => {

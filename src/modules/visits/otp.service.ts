@@ -37,7 +37,7 @@ export function createOtpService(deps: { db: Db; clock: Clock; counter: WindowCo
   const { db, clock, counter } = deps;
 
   const assertUnder = (key: string, window: { limit: number; windowMs: number }, message: string, filled?: () => Promise<void>) =>
-    takePlace(counter, clock(), { key, ...window, message }, filled);
+    takePlace(counter, { key, ...window, message }, filled);
 
   return {
     /**

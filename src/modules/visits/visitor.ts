@@ -8,6 +8,8 @@ export interface Visitor {
   hostAccountId?: number;
   /** Set when the link is opened inside a data room: the room, and the token of the visitor's visit of it. */
   room?: { id: string; token: string | undefined };
+  /** Set when a client portal opens the link: SHA-256 of its session's cookie, whose visit of the link is taken up again. */
+  portalSession?: string;
 }
 
 /** Who holds a view session: what the watermark names and the purchase form pre-fills. */

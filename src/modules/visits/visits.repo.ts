@@ -15,6 +15,7 @@ export async function insertVisit(
     expiresAt: number;
     email?: string | null;
     otpPassed?: boolean;
+    portalSessionHash?: string;
   },
 ): Promise<void> {
   await db
@@ -28,6 +29,7 @@ export async function insertVisit(
       created_at: visit.now,
       expires_at: visit.expiresAt,
       email: visit.email ?? null,
+      portal_session_hash: visit.portalSessionHash ?? null,
       otp_passed: visit.otpPassed ? 1 : 0,
     })
     .execute();
@@ -42,6 +44,20 @@ export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, r
     .where('link_id', '=', linkId)
     .where('room_id', roomId === null ? 'is' : '=', roomId)
     .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** The live visit of a link that a client portal session began, outside any data room. */
+export function findPortalVisit(db: Executor, linkId: string, portalSessionHash: string, now: number) {
+  return db
+    .selectFrom('visits')
+    .selectAll()
+    .where('link_id', '=', linkId)
+    .where('portal_session_hash', '=', portalSessionHash)
+    .where('room_id', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .limit(1)
     .executeTakeFirst();
 }
 

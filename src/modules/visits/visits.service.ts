@@ -14,10 +14,19 @@ import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinkLimit } from '../events/event-types.js';
 import { documentView, type DocumentView } from '../documents/document-view.js';
-import { isEmail } from '../links/link-settings.js';
+import { isEmail } from '../../core/email-address.js';
 import { isExpired, isListedForVisitors, namesRoomChild, type LinksService } from '../links/links.service.js';
 import type { OtpService } from './otp.service.js';
-import { addReportedSeconds, deletePageViewsBefore, findLiveVisit, insertPageView, insertVisit, startSession, updateVisit } from './visits.repo.js';
+import {
+  addReportedSeconds,
+  deletePageViewsBefore,
+  findLiveVisit,
+  findPortalVisit,
+  insertPageView,
+  insertVisit,
+  startSession,
+  updateVisit,
+} from './visits.repo.js';
 import type { ViewTallies } from './view-tallies.js';
 import type { Visitor, VisitorSession } from './visitor.js';
 
@@ -261,9 +270,17 @@ export function createVisitsService(deps: {
   async function ensureVisit(link: LinkRow, visitor: Visitor, roomVisit?: VisitRow): Promise<{ visit: VisitRow; token: string }> {
     const existing = await visitOf(link, visitor);
     if (existing && visitor.token) return { visit: existing, token: visitor.token };
+    // Opened again from the same portal session: its visit, under a new token (the old one is only a hash here).
+    const fromPortal = visitor.portalSession && (await findPortalVisit(db, link.id, visitor.portalSession, clock()));
+    if (fromPortal) {
+      const token = randomBase62(32);
+      const tokenHash = sha256Hex(token);
+      await updateVisit(db, fromPortal.id, { token_hash: tokenHash });
+      return { visit: { ...fromPortal, token_hash: tokenHash }, token };
+    }
     // Each gate form posted without the visit's cookie begins a visit, a row kept for the gates' week:
     // a client network begins them no faster than it may open views.
-    await takePlace(counter, clock(), {
+    await takePlace(counter, {
       key: `visit:${link.id}:${clientNetworkOf(visitor.ip)}`,
       limit: viewsPerClientPerMinute,
       windowMs: 60_000,
@@ -282,6 +299,7 @@ export function createVisitsService(deps: {
         expiresAt: now + GATE_WINDOW_MS,
         email: roomVisit?.email ?? null,
         otpPassed: link.requires_otp === 1 && passesOtpWith(link, verifiedEmailOf(roomVisit)),
+        portalSessionHash: visitor.portalSession,
       });
     } catch (error) {
       throw isForeignKeyViolation(error) ? linkGone() : error;
@@ -340,7 +358,7 @@ export function createVisitsService(deps: {
 
   /** A place in each window, in order; a window of the whole link names its limit, which is told once reached. */
   async function takePlaces(link: LinkRow, windows: Array<LimitedWindow & { linkWide?: LinkLimit }>): Promise<void> {
-    for (const window of windows) await takePlace(counter, clock(), window, window.linkWide && limitReached(link, window.linkWide));
+    for (const window of windows) await takePlace(counter, window, window.linkWide && limitReached(link, window.linkWide));
   }
 
   /** Loads the link and the visit, and refuses a form for a step the visitor is not on. */
@@ -414,12 +432,14 @@ export function createVisitsService(deps: {
         .execute(async (trx) => {
           const session = { startedAt: now, expiresAt: now + link.view_session_ttl * 1000, viewId: randomBase62(6).toUpperCase() };
           if (!(await startSession(trx, visit.id, session))) return false;
-          if (!(await links.countViewUnderCap(trx, link.id))) throw new ViewCapReached();
+          // One time for every record of the view: its day in each chart, its "last viewed" everywhere.
+          if (!(await links.countViewUnderCap(trx, link.id, now))) throw new ViewCapReached();
           await events.record(trx, {
             accountId: link.account_id,
             type: 'link.viewed',
             linkId: link.id,
             payload: { linkName: link.name, ...visitorAddress, ip: visit.ip },
+            at: now,
           });
           await viewAlerts.viewOpened(trx, link, { ...visitorAddress, ip: visit.ip });
           await tallies.viewOpened(trx, { linkId: link.id, ...visitorAddress, ip: visit.ip, userAgent: visit.user_agent, at: now });
@@ -467,16 +487,16 @@ export function createVisitsService(deps: {
     },
 
     /**
-     * A visit of the link by an address verified elsewhere (a client portal): it is the visit's address,
-     * so the link's block list and e-mail gate see it, and it passes an OTP gate that admits it.
+     * A visit of the link by an address a one-time code proved elsewhere (a client portal): it is the
+     * visit's proven address, so analytics, alerts and events name it as verified, the link's block
+     * list and e-mail gate see it, and it passes an OTP gate whose list admits it (the gate checks the list).
      */
     async trustVerifiedEmail(linkId: string, visitor: Visitor, email: string): Promise<string | undefined> {
       const link = await linkFor(linkId, visitor);
       if (!link) return undefined;
       const { visit, token } = await ensureVisit(link, visitor);
       if (await refused(link, visit, email)) return token;
-      const passesOtp = link.requires_otp === 1 && isAllowedOtpEmail(link, email);
-      await updateVisit(db, visit.id, { email, ...(passesOtp ? { otp_passed: 1 } : {}) });
+      await updateVisit(db, visit.id, { email, otp_passed: 1 });
       return token;
     },
 

@@ -2,6 +2,8 @@
 // the pixels when the link asks); this lays the pages out, loads them as they near the screen,
 // polls while the rest are being rendered, and reports time per page.
 
+import { readingTime } from './reading-time.js';
+
 interface ManifestPage {
   number: number;
   width: number;
@@ -13,6 +15,8 @@ interface ManifestPage {
 interface PageManifest {
   status: 'processing' | 'ready' | 'failed' | 'none';
   error: string | null;
+  /** the version shown: page URLs name it */
+  version: number | null;
   totalPages: number | null;
   visiblePages: number | null;
   pages: ManifestPage[];
@@ -52,16 +56,33 @@ function revealWithin(container: HTMLElement, element: HTMLElement): void {
 
 /** Times a page image that failed (a server too busy to stamp it answers 503) is asked for again, 2, 4 and 8 s apart. */
 const IMAGE_RETRIES = 3;
+/** What an image is asked to do to load again, from the start (back online, or the document was found unchanged). */
+const LOAD_AGAIN = 'viewer:load-again';
 
-function pageImage(url: string, page: ManifestPage, className: string): HTMLImageElement {
+/**
+ * A page's image, asked for again a few times when it fails; `onFirstFailure` hears of the first
+ * failure of each try, and `mayRetry` says whether asking again can still help.
+ */
+function pageImage(url: string, page: ManifestPage, className: string, hooks: { onFirstFailure(): void; mayRetry(): boolean }): HTMLImageElement {
   const image = document.createElement('img');
   let retries = 0;
+  const withRetry = (tag: string) => `${url}${url.includes('?') ? '&' : '?'}${tag}`;
   // Registered first, so that the page's own handler hears only of an image that failed for good.
   image.addEventListener('error', (event) => {
-    if (retries >= IMAGE_RETRIES) return;
+    if (retries === 0) hooks.onFirstFailure();
+    if (retries >= IMAGE_RETRIES || !hooks.mayRetry()) return;
     event.stopImmediatePropagation();
     retries += 1;
-    setTimeout(() => (image.src = `${url}${url.includes('?') ? '&' : '?'}retry=${retries}`), 1000 * 2 ** retries);
+    setTimeout(
+      () => {
+        if (hooks.mayRetry()) image.src = withRetry(`retry=${retries}`);
+      },
+      1000 * 2 ** retries,
+    );
+  });
+  image.addEventListener(LOAD_AGAIN, () => {
+    retries = 0;
+    image.src = withRetry(`again=${Date.now()}`);
   });
   image.className = className;
   image.dataset.src = url;
@@ -84,12 +105,20 @@ export function startPagedViewer(viewer: HTMLElement): void {
   const progress = part('#viewer-progress');
   const pageInput = part<HTMLInputElement>('#viewer-page-input');
   const pageCount = part('#viewer-page-count');
+  const pageSpoken = part('#viewer-page-spoken');
   const zoomLevel = part('#viewer-zoom-level');
   const previewNote = document.getElementById('preview-note');
   const trackUrl = viewer.dataset.trackUrl;
   const narrow = window.matchMedia('(max-width: 699.98px)');
 
   const pages: ShownPage[] = [];
+  /** The version whose pages are shown: another one means the owner replaced the document meanwhile. */
+  let shownVersion: number | null | undefined;
+  /** Set once the document cannot be shown here any more (the link ended, changed or was replaced): nothing is asked again. */
+  let over = false;
+  const failedImages = new Set<HTMLImageElement>();
+  /** The page to come back to, from the address (`#page=4`): a reload or Back keeps the visitor's place. */
+  let placeToRestore = Number(/^#page=(\d+)$/.exec(location.hash)?.[1]) || 0;
   let totalPages: number | null = null;
   let visiblePages: number | null = null;
   let current = 0;
@@ -98,7 +127,6 @@ export function startPagedViewer(viewer: HTMLElement): void {
   let pinned: number | null = null;
   let fit: 'width' | 'page' | null = 'width';
   let zoom = 1;
-  let since = performance.now();
 
   const imageLoader = lazyImages(scrollArea, '200% 100%');
   const thumbnailLoader = lazyImages(thumbnailStrip, '100%');
@@ -116,12 +144,7 @@ export function startPagedViewer(viewer: HTMLElement): void {
     { root: scrollArea, threshold: VISIBILITY_THRESHOLDS },
   );
 
-  function reportTime(): void {
-    const seconds = Math.round((performance.now() - since) / 1000);
-    since = performance.now();
-    if (trackUrl && current && seconds > 0)
-      navigator.sendBeacon(trackUrl, new Blob([JSON.stringify({ page: current, seconds })], { type: 'application/json' }));
-  }
+  const { report: reportTime } = readingTime(trackUrl, () => current);
 
   const indexOf = (number: number) => pages.findIndex((page) => page.number === number);
   const pageGap = () => parseFloat(getComputedStyle(pageList).paddingTop) || 0;
@@ -131,6 +154,7 @@ export function startPagedViewer(viewer: HTMLElement): void {
     reportTime();
     pages[indexOf(current)]?.thumbnail.removeAttribute('aria-current');
     current = number;
+    history.replaceState(history.state, '', `#page=${number}`);
     const page = pages[indexOf(current)];
     page?.thumbnail.setAttribute('aria-current', 'page');
     if (page && !thumbnailStrip.hidden) revealWithin(thumbnailStrip, page.thumbnail);
@@ -188,6 +212,8 @@ export function startPagedViewer(viewer: HTMLElement): void {
     pinned = page.number;
     setCurrent(page.number);
     scrollArea.scrollTop = page.figure.offsetTop - pageGap();
+    // A page chosen by button, key or thumbnail is told to a screen reader; scrolling is not (it would chatter).
+    pageSpoken.textContent = `Page ${page.number} of ${visiblePages ?? totalPages ?? pages.length}`;
   }
   const step = (by: number) => goTo(pages[Math.max(0, indexOf(current) + by)]?.number ?? current);
 
@@ -195,8 +221,9 @@ export function startPagedViewer(viewer: HTMLElement): void {
     const figure = document.createElement('figure');
     figure.className = 'viewer-page';
     figure.dataset.page = String(page.number);
-    const image = pageImage(page.imageUrl, page, 'viewer-page-image');
-    image.addEventListener('error', () => figure.classList.add('failed'));
+    const hooks = { onFirstFailure: () => void recheck(), mayRetry: () => !over };
+    const image = pageImage(page.imageUrl, page, 'viewer-page-image', hooks);
+    image.addEventListener('error', () => markFailed(image));
     figure.append(image);
     if (page.text) {
       const text = document.createElement('div');
@@ -208,7 +235,8 @@ export function startPagedViewer(viewer: HTMLElement): void {
     thumbnail.type = 'button';
     thumbnail.className = 'viewer-thumbnail';
     thumbnail.setAttribute('aria-label', `Page ${page.number}`);
-    const thumbnailImage = pageImage(page.thumbnailUrl, page, 'viewer-thumbnail-image');
+    const thumbnailImage = pageImage(page.thumbnailUrl, page, 'viewer-thumbnail-image', hooks);
+    thumbnailImage.addEventListener('error', () => markFailed(thumbnailImage));
     thumbnailImage.alt = '';
     const label = document.createElement('span');
     label.textContent = String(page.number);
@@ -231,6 +259,8 @@ export function startPagedViewer(viewer: HTMLElement): void {
   }
 
   function showManifest(manifest: PageManifest): void {
+    if (shownVersion !== undefined && pages.length > 0 && manifest.version !== shownVersion) return showReplaced();
+    shownVersion = manifest.version;
     const added = manifest.pages.filter((page) => indexOf(page.number) < 0);
     const totalChanged = manifest.totalPages !== totalPages;
     ({ totalPages, visiblePages } = manifest);
@@ -240,6 +270,10 @@ export function startPagedViewer(viewer: HTMLElement): void {
     if (!current && pages[0]) setCurrent(pages[0].number);
     if (added.length) layout();
     else updateControls();
+    if (placeToRestore && indexOf(placeToRestore) >= 0) {
+      goTo(placeToRestore);
+      placeToRestore = 0;
+    }
     viewer.dataset.status = manifest.status;
     viewer.dataset.rendered = String(pages.length);
 
@@ -275,8 +309,74 @@ export function startPagedViewer(viewer: HTMLElement): void {
     if (kind === 'error') progress.hidden = true;
   }
 
+  /** Nothing more is asked for: a page whose image was still being tried is shown as failed, beside the reason. */
+  function stopReading(kind: 'info' | 'error', message: string, detail: string): void {
+    over = true;
+    for (const image of pages.flatMap((page) => [page.image, ...page.thumbnail.getElementsByTagName('img')])) {
+      if (image.src && !image.naturalWidth) markFailed(image);
+    }
+    showStatus(kind, message, detail);
+  }
+  const showReplaced = () => stopReading('info', 'This document has been updated.', 'Reload the page to read the new version.');
+
+  /** Why the viewer's list can no longer be read: what the visitor is told, by the answer's status. */
+  const ENDED: Record<number, string> = {
+    403: 'This document can no longer be opened from this page.',
+    404: 'This document has been removed.',
+    410: 'This link has expired.',
+  };
+
+  /**
+   * A page failed: asks the list again to learn why. The link ended, its gates changed or the
+   * view's session is over: said, and nothing asked again; the document replaced: said; the same
+   * document: the failed pages are asked for again (the network was down, the server busy).
+   */
+  let rechecking = false;
+  async function recheck(): Promise<void> {
+    if (rechecking || over) return;
+    rechecking = true;
+    try {
+      const response = await fetch(viewer.dataset.manifestUrl!, { credentials: 'same-origin', cache: 'no-store' });
+      if (!response.ok) {
+        if (response.status >= 500) return;
+        return stopReading(
+          'error',
+          ENDED[response.status] ?? 'This document cannot be shown here any more.',
+          'Reload the page to see why, or to open it again.',
+        );
+      }
+      const manifest = (await response.json()) as PageManifest;
+      if (manifest.version !== shownVersion) return showReplaced();
+      loadFailedAgain();
+    } catch {
+      // Offline: the browser's "online" event asks again.
+    } finally {
+      rechecking = false;
+    }
+  }
+
+  function loadFailedAgain(): void {
+    for (const image of failedImages) {
+      image.parentElement?.classList.remove('failed');
+      image.dispatchEvent(new Event(LOAD_AGAIN));
+    }
+    failedImages.clear();
+  }
+
+  /** A page's or thumbnail's image that failed for good: its page or thumbnail says so instead of a broken picture. */
+  function markFailed(image: HTMLImageElement): void {
+    image.parentElement?.classList.add('failed');
+    failedImages.add(image);
+  }
+  window.addEventListener('online', () => void recheck());
+  // A tab come back to after a while may show a document replaced or ended meanwhile.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && pages.length > 0) void recheck();
+  });
+
   const deadline = performance.now() + POLL_LIMIT_MS;
   async function poll(): Promise<void> {
+    if (over) return;
     try {
       const response = await fetch(viewer.dataset.manifestUrl!, { credentials: 'same-origin', cache: 'no-store' });
       if (response.ok) {
@@ -358,11 +458,6 @@ export function startPagedViewer(viewer: HTMLElement): void {
   });
   new ResizeObserver(() => layout()).observe(scrollArea);
   window.addEventListener('resize', fitToWindow);
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') reportTime();
-    else since = performance.now();
-  });
-  window.addEventListener('pagehide', reportTime);
 
   setThumbnailsOpen(!narrow.matches);
   fitToWindow();

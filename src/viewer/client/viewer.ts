@@ -1,6 +1,8 @@
 // The visitor page's only script: starts the paged viewer (pages rendered by the server, time
-// per page), lets the "waiting for approval" page continue by itself, and starts checkouts.
+// per page) or reports the time on a document shown whole, lets the "waiting for approval" page
+// continue by itself, and starts checkouts.
 import { startPagedViewer } from './paged-viewer.js';
+import { readingTime } from './reading-time.js';
 
 function waitForApproval(waiting: HTMLElement): void {
   const poll = async () => {
@@ -56,6 +58,9 @@ function startCheckoutByScript(form: HTMLFormElement): void {
 
 const pagedViewer = document.getElementById('paged-viewer');
 if (pagedViewer) startPagedViewer(pagedViewer);
+// A picture, a recording or a file's card: its time is the time on its one page.
+const shownWhole = document.querySelector<HTMLElement>('.document[data-track-url]');
+if (shownWhole) readingTime(shownWhole.dataset.trackUrl, () => 1);
 const checkoutForm = document.getElementById('checkout-form');
 if (checkoutForm instanceof HTMLFormElement) startCheckoutByScript(checkoutForm);
 const waiting = document.getElementById('waiting');

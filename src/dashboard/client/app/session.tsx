@@ -1,6 +1,6 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
-import { api, ok, useCsrfToken } from './api/client.js';
+import { api, ApiError, ok, signInAgainHref, useCsrfToken } from './api/client.js';
 import { useQuery } from './api/query.js';
 import { QueryState } from './ui/feedback.js';
 
@@ -10,9 +10,15 @@ export type Area =
   'content' | 'api-keys' | 'integrations' | 'webhooks' | 'branding' | 'sharing-policy' | 'payments' | 'members' | 'audit-log' | 'owners' | 'account';
 
 async function fetchMe() {
-  const me = await ok(api.GET('/api/me'));
-  useCsrfToken(me.csrfToken);
-  return me;
+  try {
+    const me = await ok(api.GET('/api/me'));
+    useCsrfToken(me.csrfToken, `${me.user?.id}:${me.account.id}`);
+    return me;
+  } catch (error) {
+    // Ended before the app showed anything: there is nothing here to keep.
+    if (error instanceof ApiError && error.status === 401) location.assign(signInAgainHref());
+    throw error;
+  }
 }
 
 const MeContext = createContext<Me | null>(null);

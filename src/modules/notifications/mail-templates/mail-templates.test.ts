@@ -8,6 +8,7 @@ const brand: Brand = {
   logoUrl: 'https://cdn.example.com/acme/logo.png',
   logoSize: 48,
   primaryColor: '#ff0066',
+  accentColor: '#d1004f',
   btnTextColor: '#ffffff',
   textColor: '#222222',
   bgColor: '#f0f0f0',
@@ -322,6 +323,7 @@ describe('mail templates', () => {
       {},
       {
         primaryColor: 'red;background:url(javascript:alert(1))',
+        accentColor: 'red;x:url(javascript:alert(2))',
         btnTextColor: '#fff" onmouseover="alert(1)',
         bgColor: 'expression(alert(1))',
         textColor: '#12345',

@@ -1,3 +1,4 @@
+import { BIDI_CONTROLS } from '../../../core/text.js';
 import { DEFAULT_BRAND, type Brand } from '../../branding/brand.js';
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
@@ -20,6 +21,7 @@ export function safeBrand(brand: Brand): SafeBrand {
     logoUrl: brand.logoUrl ? safeHttpUrl(brand.logoUrl) : null,
     logoSize,
     primaryColor: color(brand.primaryColor, DEFAULT_BRAND.primaryColor),
+    accentColor: color(brand.accentColor, DEFAULT_BRAND.accentColor),
     btnTextColor: color(brand.btnTextColor, DEFAULT_BRAND.btnTextColor),
     textColor: color(brand.textColor, DEFAULT_BRAND.textColor),
     bgColor: color(brand.bgColor, DEFAULT_BRAND.bgColor),
@@ -43,9 +45,13 @@ export function safeHttpUrl(value: string): string | null {
   return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
 }
 
-/** A value meant for one line (a name, an address): control characters become single spaces. */
+/**
+ * A value meant for one line (a name, an address): control characters become single spaces,
+ * reordering ones go (a name stored before names were cleaned); no-break spaces stay, French
+ * typography needs them.
+ */
 export function oneLine(value: string): string {
-  return value.replace(CONTROL_CHARS, ' ').replace(/ {2,}/g, ' ').trim();
+  return value.replace(BIDI_CONTROLS, '').replace(CONTROL_CHARS, ' ').replace(/ {2,}/g, ' ').trim();
 }
 
 /** Plain-text lines of a multi-line note, with controls other than the line breaks removed. */

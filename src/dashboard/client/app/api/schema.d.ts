@@ -223,8 +223,16 @@ export interface paths {
         };
         /** Who is calling: the person (null with a key), account, role, accounts and CSRF token */
         get: operations["getMe"];
-        put?: never;
-        post?: never;
+        /**
+         * Change the signed-in person's name; answers as GET /api/me
+         * @description Alias of the canonical method.
+         */
+        put: operations["updateMeViaPut"];
+        /**
+         * Change the signed-in person's name; answers as GET /api/me
+         * @description Alias of the canonical method.
+         */
+        post: operations["updateMeViaPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,8 +343,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
-        post?: never;
+        /**
+         * Change a person's role (only an owner makes or changes an owner; one owner always remains)
+         * @description Alias of the canonical method.
+         */
+        put: operations["changeMemberRoleViaPut"];
+        /**
+         * Change a person's role (only an owner makes or changes an owner; one owner always remains)
+         * @description Alias of the canonical method.
+         */
+        post: operations["changeMemberRoleViaPost"];
         /** Remove a person from the account; their sessions in it end */
         delete: operations["removeMember"];
         options?: never;
@@ -535,7 +551,11 @@ export interface paths {
         get: operations["getRoomChildren"];
         /** Set the links a data room shows, in order: links left out leave the room (they are not deleted) */
         put: operations["setRoomChildren"];
-        post?: never;
+        /**
+         * Set the links a data room shows, in order: links left out leave the room (they are not deleted)
+         * @description Alias of the canonical method.
+         */
+        post: operations["setRoomChildrenViaPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -549,10 +569,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Metadata of one link, with all its settings */
+        /**
+         * Metadata of one link, with all its settings
+         * @description An expired link answers 410, unless `includeExpired` asks for it: a new `expiresAt` brings it back while its file is kept.
+         */
         get: operations["getLink"];
-        put?: never;
-        post?: never;
+        /**
+         * Change any subset of the settings and the name, in one transaction; a future expiresAt revives an expired link
+         * @description Alias of the canonical method.
+         */
+        put: operations["updateLinkViaPut"];
+        /**
+         * Change any subset of the settings and the name, in one transaction; a future expiresAt revives an expired link
+         * @description Alias of the canonical method.
+         */
+        post: operations["updateLinkViaPost"];
         /** Delete a link and every stored version of its file */
         delete: operations["deleteLink"];
         options?: never;
@@ -721,7 +752,11 @@ export interface paths {
         get?: never;
         /** The picture link previews show (multipart/form-data, field "image": PNG, JPEG or WebP, at most 2 MB) */
         put: operations["setLinkPreviewImage"];
-        post?: never;
+        /**
+         * The picture link previews show (multipart/form-data, field "image": PNG, JPEG or WebP, at most 2 MB)
+         * @description Alias of the canonical method.
+         */
+        post: operations["setLinkPreviewImageViaPost"];
         /** Remove the preview picture */
         delete: operations["deleteLinkPreviewImage"];
         options?: never;
@@ -1102,7 +1137,11 @@ export interface paths {
         get: operations["getBlockList"];
         /** Replace the account's block list; answers it as stored (lower-cased, without duplicates) */
         put: operations["replaceBlockList"];
-        post?: never;
+        /**
+         * Replace the account's block list; answers it as stored (lower-cased, without duplicates)
+         * @description Alias of the canonical method.
+         */
+        post: operations["replaceBlockListViaPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1136,8 +1175,16 @@ export interface paths {
         };
         /** One webhook */
         get: operations["getWebhook"];
-        put?: never;
-        post?: never;
+        /**
+         * Change a webhook's URL, events or active flag
+         * @description Alias of the canonical method.
+         */
+        put: operations["updateWebhookViaPut"];
+        /**
+         * Change a webhook's URL, events or active flag
+         * @description Alias of the canonical method.
+         */
+        post: operations["updateWebhookViaPost"];
         /** Delete a webhook and its deliveries */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -1191,7 +1238,11 @@ export interface paths {
         get: operations["getViewAlerts"];
         /** Choose an e-mail per view or a daily digest */
         put: operations["setViewAlerts"];
-        post?: never;
+        /**
+         * Choose an e-mail per view or a daily digest
+         * @description Alias of the canonical method.
+         */
+        post: operations["setViewAlertsViaPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1225,8 +1276,16 @@ export interface paths {
         };
         /** One agreement */
         get: operations["getAgreement"];
-        put?: never;
-        post?: never;
+        /**
+         * Change its name or content (acceptances keep the hash of the text they accepted)
+         * @description Alias of the canonical method.
+         */
+        put: operations["updateAgreementViaPut"];
+        /**
+         * Change its name or content (acceptances keep the hash of the text they accepted)
+         * @description Alias of the canonical method.
+         */
+        post: operations["updateAgreementViaPost"];
         /** Delete it: links stop asking for it */
         delete: operations["deleteAgreement"];
         options?: never;
@@ -1457,7 +1516,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where the OpenID Connect provider sends the browser back: signs in and redirects to /app
+         * Where the OpenID Connect provider sends the browser back: signs in and redirects to /app (or the start's `next`)
          * @description A verified e-mail signs in its person, accepts a pending invitation, or joins the first account when its domain is in OIDC_AUTO_JOIN_DOMAINS. Otherwise the browser goes to /sign-in?error=<code> (oidc_state, oidc_failed, oidc_unverified, oidc_no_account, oidc_disabled).
          */
         get: operations["finishSingleSignOn"];
@@ -1758,6 +1817,8 @@ export interface operations {
             content: {
                 "application/json": {
                     email: string;
+                    /** @description The dashboard path (/app/…) the link goes on to once signed in; any other value means /app */
+                    next?: string;
                 };
             };
         };
@@ -2718,6 +2779,226 @@ export interface operations {
             };
         };
     };
+    updateMeViaPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: number;
+                            email: string;
+                            name: string;
+                            twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
+                        } | null;
+                        account: {
+                            id: number;
+                            name: string;
+                            plan: string;
+                        };
+                        role: "owner" | "admin" | "member";
+                        accounts: {
+                            id: number;
+                            name: string;
+                            role: "owner" | "admin" | "member";
+                        }[];
+                        /** @description send as X-CSRF-Token with every change made through the session */
+                        csrfToken: string | null;
+                        /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
+                        areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateMeViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: number;
+                            email: string;
+                            name: string;
+                            twoFactor: boolean;
+                            /** @description false for a person who signs in only by single sign-on or e-mailed links */
+                            hasPassword: boolean;
+                        } | null;
+                        account: {
+                            id: number;
+                            name: string;
+                            plan: string;
+                        };
+                        role: "owner" | "admin" | "member";
+                        accounts: {
+                            id: number;
+                            name: string;
+                            role: "owner" | "admin" | "member";
+                        }[];
+                        /** @description send as X-CSRF-Token with every change made through the session */
+                        csrfToken: string | null;
+                        /** @description the areas of the product this role may manage (the permission table's names); a client hides the others */
+                        areas: string[];
+                        /** @description of those areas, the ones the account's plan does not include (their routes answer 403), each with the least plan that does; a client offers them as an upgrade */
+                        areasAbovePlan: {
+                            area: string;
+                            plan: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     updateMe: {
         parameters: {
             query?: never;
@@ -3296,6 +3577,200 @@ export interface operations {
             };
             /** @description Every error response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    changeMemberRoleViaPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: number;
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    changeMemberRoleViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: number;
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4565,7 +5040,10 @@ export interface operations {
     createRoom: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID) naming this request: a retry with the same key within 24 hours answers the first result instead of storing the file again (`Idempotent-Replayed: true`). */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4959,9 +5437,108 @@ export interface operations {
             };
         };
     };
-    getLink: {
+    setRoomChildrenViaPost: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    children_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        children_ids: string[];
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getLink: {
+        parameters: {
+            query?: {
+                includeExpired?: boolean;
+            };
             header?: never;
             path: {
                 id: string;
@@ -5068,6 +5645,396 @@ export interface operations {
             };
             /** @description Every error response */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateLinkViaPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the name visitors see; a file keeps the upload name rules */
+                    name?: string;
+                    /** @description false turns the link off without deleting it */
+                    isActive?: boolean;
+                    /** @description the visitor password; null removes it */
+                    password?: string | null;
+                    /** @description when the link stops working (ISO 8601 with offset), null for never; wins over expiration */
+                    expiresAt?: string | null;
+                    /** @description burn the visitor's identity into every page */
+                    hasWatermark?: boolean;
+                    /** @description the owner approves each visitor */
+                    requiresApproval?: boolean;
+                    /** @description an e-mailed one-time code, for allowedEmails / allowedDomains */
+                    requiresOtp?: boolean;
+                    /** @description addresses let through the one-time code gate */
+                    allowedEmails?: string[];
+                    /** @description domains let through the one-time code gate */
+                    allowedDomains?: string[];
+                    /** @description each visitor gives an e-mail address (not verified) before viewing */
+                    requireEmail?: boolean;
+                    /** @description the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks */
+                    allowDownload?: boolean;
+                    /** @description an agreement the visitor accepts before viewing (GET /api/agreements) (integer 1-2147483647) */
+                    agreementId?: number | null;
+                    /** @description the title link previews show (default: the name) */
+                    previewTitle?: string | null;
+                    /** @description the description link previews show */
+                    previewDescription?: string | null;
+                    /** @description e-mail the link's maker when a visitor opens it (default true) */
+                    notifyOnView?: boolean;
+                    /** @description addresses refused, beside the account block list */
+                    blockedEmails?: string[];
+                    /** @description domains refused, subdomains included, beside the account block list */
+                    blockedDomains?: string[];
+                    /** @description an http(s) URL shown in the viewer */
+                    bookingUrl?: string | null;
+                    /** @description visitors see only the first N pages of a PDF (integer 1-100000) */
+                    previewPages?: number | null;
+                    /** @description how long a view session lasts, in seconds (integer 60-86400) */
+                    viewSessionTtlSeconds?: number;
+                    /** @description views allowed, 0 = unlimited (integer 0-1000000000) */
+                    maxViews?: number;
+                    /** @description sell the original file (needs payments configured) */
+                    requirePaymentToDownload?: boolean;
+                    /** @description the price in cents, with requirePaymentToDownload (integer 50-100000000) */
+                    downloadPrice?: number | null;
+                    /** @description lowercase currency code */
+                    downloadCurrency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        mime: string;
+                        views: number;
+                        requires_password: boolean;
+                        has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
+                        settings: {
+                            isActive: boolean;
+                            /** @description null: never expires */
+                            expiresAt: string | null;
+                            hasPassword: boolean;
+                            hasWatermark: boolean;
+                            requiresApproval: boolean;
+                            requiresOtp: boolean;
+                            allowedEmails: string[];
+                            allowedDomains: string[];
+                            requireEmail: boolean;
+                            allowDownload: boolean;
+                            notifyOnView: boolean;
+                            previewTitle: string | null;
+                            previewDescription: string | null;
+                            hasPreviewImage: boolean;
+                            agreementId: number | null;
+                            blockedEmails: string[];
+                            blockedDomains: string[];
+                            bookingUrl: string | null;
+                            previewPages: number | null;
+                            viewSessionTtlSeconds: number;
+                            maxViews: number;
+                            requirePaymentToDownload: boolean;
+                            downloadPrice: number | null;
+                            downloadCurrency: string;
+                        };
+                        document: {
+                            status: "none" | "processing" | "ready" | "failed";
+                            pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateLinkViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the name visitors see; a file keeps the upload name rules */
+                    name?: string;
+                    /** @description false turns the link off without deleting it */
+                    isActive?: boolean;
+                    /** @description the visitor password; null removes it */
+                    password?: string | null;
+                    /** @description when the link stops working (ISO 8601 with offset), null for never; wins over expiration */
+                    expiresAt?: string | null;
+                    /** @description burn the visitor's identity into every page */
+                    hasWatermark?: boolean;
+                    /** @description the owner approves each visitor */
+                    requiresApproval?: boolean;
+                    /** @description an e-mailed one-time code, for allowedEmails / allowedDomains */
+                    requiresOtp?: boolean;
+                    /** @description addresses let through the one-time code gate */
+                    allowedEmails?: string[];
+                    /** @description domains let through the one-time code gate */
+                    allowedDomains?: string[];
+                    /** @description each visitor gives an e-mail address (not verified) before viewing */
+                    requireEmail?: boolean;
+                    /** @description the viewer offers a download: the original, or a copy stamped for the visitor when the link watermarks */
+                    allowDownload?: boolean;
+                    /** @description an agreement the visitor accepts before viewing (GET /api/agreements) (integer 1-2147483647) */
+                    agreementId?: number | null;
+                    /** @description the title link previews show (default: the name) */
+                    previewTitle?: string | null;
+                    /** @description the description link previews show */
+                    previewDescription?: string | null;
+                    /** @description e-mail the link's maker when a visitor opens it (default true) */
+                    notifyOnView?: boolean;
+                    /** @description addresses refused, beside the account block list */
+                    blockedEmails?: string[];
+                    /** @description domains refused, subdomains included, beside the account block list */
+                    blockedDomains?: string[];
+                    /** @description an http(s) URL shown in the viewer */
+                    bookingUrl?: string | null;
+                    /** @description visitors see only the first N pages of a PDF (integer 1-100000) */
+                    previewPages?: number | null;
+                    /** @description how long a view session lasts, in seconds (integer 60-86400) */
+                    viewSessionTtlSeconds?: number;
+                    /** @description views allowed, 0 = unlimited (integer 0-1000000000) */
+                    maxViews?: number;
+                    /** @description sell the original file (needs payments configured) */
+                    requirePaymentToDownload?: boolean;
+                    /** @description the price in cents, with requirePaymentToDownload (integer 50-100000000) */
+                    downloadPrice?: number | null;
+                    /** @description lowercase currency code */
+                    downloadCurrency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        mime: string;
+                        views: number;
+                        requires_password: boolean;
+                        has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
+                        settings: {
+                            isActive: boolean;
+                            /** @description null: never expires */
+                            expiresAt: string | null;
+                            hasPassword: boolean;
+                            hasWatermark: boolean;
+                            requiresApproval: boolean;
+                            requiresOtp: boolean;
+                            allowedEmails: string[];
+                            allowedDomains: string[];
+                            requireEmail: boolean;
+                            allowDownload: boolean;
+                            notifyOnView: boolean;
+                            previewTitle: string | null;
+                            previewDescription: string | null;
+                            hasPreviewImage: boolean;
+                            agreementId: number | null;
+                            blockedEmails: string[];
+                            blockedDomains: string[];
+                            bookingUrl: string | null;
+                            previewPages: number | null;
+                            viewSessionTtlSeconds: number;
+                            maxViews: number;
+                            requirePaymentToDownload: boolean;
+                            downloadPrice: number | null;
+                            downloadCurrency: string;
+                        };
+                        document: {
+                            status: "none" | "processing" | "ready" | "failed";
+                            pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7476,6 +8443,166 @@ export interface operations {
             };
         };
     };
+    setLinkPreviewImageViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    image: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        mime: string;
+                        views: number;
+                        requires_password: boolean;
+                        has_watermark: boolean;
+                        /** @description the link's address for visitors (on the account's verified custom domain when it has one) */
+                        viewer_url: string;
+                        settings: {
+                            isActive: boolean;
+                            /** @description null: never expires */
+                            expiresAt: string | null;
+                            hasPassword: boolean;
+                            hasWatermark: boolean;
+                            requiresApproval: boolean;
+                            requiresOtp: boolean;
+                            allowedEmails: string[];
+                            allowedDomains: string[];
+                            requireEmail: boolean;
+                            allowDownload: boolean;
+                            notifyOnView: boolean;
+                            previewTitle: string | null;
+                            previewDescription: string | null;
+                            hasPreviewImage: boolean;
+                            agreementId: number | null;
+                            blockedEmails: string[];
+                            blockedDomains: string[];
+                            bookingUrl: string | null;
+                            previewPages: number | null;
+                            viewSessionTtlSeconds: number;
+                            maxViews: number;
+                            requirePaymentToDownload: boolean;
+                            downloadPrice: number | null;
+                            downloadCurrency: string;
+                        };
+                        document: {
+                            status: "none" | "processing" | "ready" | "failed";
+                            pages: number | null;
+                            /** @description pages drawn so far (all of them once ready); null when not a paged document */
+                            rendered: number | null;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     deleteLinkPreviewImage: {
         parameters: {
             query?: never;
@@ -8457,6 +9584,17 @@ export interface operations {
                 };
             };
             /** @description Every error response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
             416: {
                 headers: {
                     [name: string]: unknown;
@@ -9211,7 +10349,10 @@ export interface operations {
     createClientPortal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID) naming this request: a retry with the same key within 24 hours answers the first result instead of storing the file again (`Idempotent-Replayed: true`). */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10108,7 +11249,10 @@ export interface operations {
     createTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID) naming this request: a retry with the same key within 24 hours answers the first result instead of storing the file again (`Idempotent-Replayed: true`). */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11053,6 +12197,84 @@ export interface operations {
             };
         };
     };
+    replaceBlockListViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description addresses refused on every link of the account */
+                    emails: string[];
+                    /** @description domains refused, subdomains included */
+                    domains: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description addresses refused on every link of the account */
+                        emails: string[];
+                        /** @description domains refused, subdomains included */
+                        domains: string[];
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -11246,6 +12468,220 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description the origin only: the path may carry a token of the receiver */
+                        url: string;
+                        events: string[];
+                        active: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookViaPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; its origin is what lists show */
+                    url?: string;
+                    events?: ("link.viewed" | "link.downloaded" | "access_request.created" | "access_request.decided" | "agreement.accepted" | "payment.completed")[];
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description the origin only: the path may carry a token of the receiver */
+                        url: string;
+                        events: string[];
+                        active: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; its origin is what lists show */
+                    url?: string;
+                    events?: ("link.viewed" | "link.downloaded" | "access_request.created" | "access_request.decided" | "agreement.accepted" | "payment.completed")[];
+                    active?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -11874,6 +13310,86 @@ export interface operations {
             };
         };
     };
+    setViewAlertsViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description each: an e-mail per visitor and link per hour (default); daily: one digest of the previous UTC day's views
+                     * @enum {unknown}
+                     */
+                    mode: "each" | "daily";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description each: an e-mail per visitor and link per hour (default); daily: one digest of the previous UTC day's views
+                         * @enum {unknown}
+                         */
+                        mode: "each" | "daily";
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     listAgreements: {
         parameters: {
             query?: never;
@@ -12068,6 +13584,226 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Markdown */
+                        text: string | null;
+                        pdfLinkId: string | null;
+                        /** @description the text as visitors see it: Markdown rendered, raw HTML shown as text */
+                        html: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateAgreementViaPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Markdown; or pdfLinkId */
+                    text?: string | null;
+                    /** @description one of your links holding a PDF; or text */
+                    pdfLinkId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Markdown */
+                        text: string | null;
+                        pdfLinkId: string | null;
+                        /** @description the text as visitors see it: Markdown rendered, raw HTML shown as text */
+                        html: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateAgreementViaPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Markdown; or pdfLinkId */
+                    text?: string | null;
+                    /** @description one of your links holding a PDF; or text */
+                    pdfLinkId?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -13448,7 +15184,10 @@ export interface operations {
     };
     startSingleSignOn: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The dashboard path (/app/…) to go on to once signed in; any other value means /app */
+                next?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -13501,7 +15240,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To /app with the session cookie set, or to /sign-in?error=<code> */
+            /** @description To /app (or the start's `next`) with the session cookie set, or to /sign-in?error=<code> */
             303: {
                 headers: {
                     [name: string]: unknown;

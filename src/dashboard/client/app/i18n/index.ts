@@ -20,10 +20,13 @@ export function tn(key: string, count: number, values: Values = {}): string {
 const numbers = new Intl.NumberFormat(locale);
 const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
 const days = new Intl.DateTimeFormat(locale, { dateStyle: 'medium' });
+const calendarDays = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
 
 export const formatNumber = (value: number): string => numbers.format(value);
 export const formatDateTime = (iso: string | null | undefined): string => (iso ? dates.format(new Date(iso)) : t('time.never'));
 export const formatDate = (iso: string | null | undefined): string => (iso ? days.format(new Date(iso)) : t('time.never'));
+/** A calendar day the API names as `YYYY-MM-DD` (a UTC day): that day, wherever the browser is. */
+export const formatDay = (day: string | undefined): string => (day ? calendarDays.format(new Date(`${day}T00:00:00Z`)) : '');
 
 /** 1.2 MB, 340 kB */
 export function formatBytes(bytes: number): string {

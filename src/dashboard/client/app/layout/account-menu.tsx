@@ -12,14 +12,20 @@ export function AccountMenu() {
 
   useEffect(() => {
     if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+    const onPointer = (event: MouseEvent) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
-    document.addEventListener('click', close);
-    document.addEventListener('keydown', close);
+    // Escape closes the panel and hands the focus back to its button, as the rows' menus do.
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      root.current?.querySelector<HTMLButtonElement>('.account-button')?.focus();
+    };
+    document.addEventListener('click', onPointer);
+    document.addEventListener('keydown', onKey);
     return () => {
-      document.removeEventListener('click', close);
-      document.removeEventListener('keydown', close);
+      document.removeEventListener('click', onPointer);
+      document.removeEventListener('keydown', onKey);
     };
   }, [open]);
 

@@ -7,6 +7,7 @@ import { t } from '../i18n/index.js';
 import { useCan, useMe } from '../session.js';
 import { Toasts } from '../ui/toast.js';
 import { AccountMenu } from './account-menu.js';
+import { SessionEnded } from './session-ended.js';
 
 const NAVIGATION = [
   { href: '/app/documents', label: 'nav.documents' },
@@ -69,6 +70,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </nav>
         <AccountMenu />
       </header>
+      <SessionEnded />
       <main id="main" class="app-main">
         {children}
       </main>

@@ -27,6 +27,13 @@ export function Dialog({
     if (open && !dialog.open) dialog.showModal();
     if (!open && dialog.open) dialog.close();
   }, [open]);
+  // A dialog taken off the page while open is closed first: only close() hands focus back to its opener.
+  useEffect(
+    () => () => {
+      if (ref.current?.open) ref.current.close();
+    },
+    [],
+  );
   return (
     <dialog ref={ref} class={`dialog${wide ? ' dialog-wide' : ''}`} aria-labelledby={titleId} onClose={onClose}>
       <header class="dialog-header">

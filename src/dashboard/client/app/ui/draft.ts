@@ -24,3 +24,13 @@ export function useDraft<D>(server: D) {
     },
   };
 }
+
+/**
+ * The fields of `change` whose value differs from `loaded`'s (both as the form sends them): what
+ * the person changed. A field left alone is not sent, so a save never puts back a value someone
+ * else changed meanwhile, nor writes back a value the form shows rounded.
+ */
+export function changedFields<C extends object>(change: C, loaded: C): Partial<C> {
+  const entries = Object.entries(change).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(loaded[field as keyof C]));
+  return Object.fromEntries(entries) as Partial<C>;
+}

@@ -38,11 +38,17 @@ export function Skeleton({ rows = 3, label = t('state.loading') }: { rows?: numb
   );
 }
 
-/** A query's three states: placeholder while loading, the error with a retry, else the data. */
+/** Answers that may differ if asked again: unreachable (0), a time-out, too many requests, the server's own failure. */
+const mayPassLater = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
+
+/** A query's three states: placeholder while loading, the error (with a retry where one can help), else the data. */
 export function QueryState<T>({ query, children, rows }: { query: Query<T>; children: (data: T) => ComponentChildren; rows?: number }) {
   if (query.data !== undefined) return <>{children(query.data)}</>;
-  // Trying again cannot bring back what is not there (404: deleted, or another account's).
-  if (query.error)
-    return <ErrorMessage message={query.error.message} onRetry={query.error.status === 404 ? undefined : () => void query.refetch()} />;
+  if (query.error) {
+    const { status, message } = query.error;
+    // A screen's id comes from its address: one that cannot name anything is an address that leads nowhere.
+    const shown = status === 400 && message.startsWith('path parameter') ? t('state.notFound') : message;
+    return <ErrorMessage message={shown} onRetry={mayPassLater(status) ? () => void query.refetch() : undefined} />;
+  }
   return <Skeleton rows={rows} />;
 }

@@ -83,6 +83,7 @@ export const documents = {
   'documents.token.done': 'Done',
   'documents.progress.label': 'Upload of {name}',
   'documents.progress.bytes': '{loaded} of {total} ({percent}%)',
+  'documents.progress.spoken': '{name}: {percent}% sent',
   'documents.transfer.failed': 'Something went wrong; try again.',
   'documents.transfer.unreachable': 'linkvault could not be reached. Check your connection and try again.',
   'documents.uploadScreen.title': 'Upload files',
@@ -95,6 +96,8 @@ export const documents = {
   'documents.uploadScreen.dropHint': 'Several at once, up to 100 MB each.',
   'documents.uploadScreen.files': 'Uploads',
   'documents.uploadScreen.done': 'Uploaded',
+  'documents.uploadScreen.doneSpoken': '{name} uploaded',
   'documents.uploadScreen.settings': 'Settings',
   'documents.uploadScreen.cancelled': 'Cancelled',
+  'documents.uploadScreen.cancelledSpoken': 'Upload of {name} cancelled',
 } as const;

@@ -2,8 +2,11 @@
 export const link = {
   'link.settings.title': 'Link settings',
   'link.settings.lead': 'Who can open this link, what they see and what you hear about it.',
+  'link.settings.expiredNotice':
+    'This link has expired: visitors are told so. Give it a new expiry under Access, or turn expiry off, to bring it back; other changes wait until then.',
   'link.settings.save': 'Save {section}',
   'link.settings.saved': 'Settings saved',
+  'link.settings.unchanged': 'Nothing to save: no setting here was changed',
   'link.views.one': '{count} view',
   'link.views.other': '{count} views',
   'link.toAnalytics': 'View analytics',

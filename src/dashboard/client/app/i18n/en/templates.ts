@@ -19,6 +19,7 @@ export const templates = {
   'templates.section.template': 'Template',
   'templates.section.visitors': 'Visitors',
   'templates.section.visitorsHint': 'What a visitor does before the document opens.',
+  'templates.section.presentationHint': 'How links made with it look when shared, where visitors book a meeting, and whether you are told of views.',
   'templates.section.document': 'Document',
   'templates.field.name': 'Template name',
   'templates.field.nameHint': 'As the Upload screen lists it; visitors never see it.',

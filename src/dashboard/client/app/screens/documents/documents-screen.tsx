@@ -8,7 +8,18 @@ import { SelectField } from '../../ui/forms.js';
 import { PageHeader, Pagination, Tabs } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { DownloadTokenDialog } from './download-token-dialog.js';
-import { ORDERS, PAGE_SIZE, useLinkList, type LinkItem, type LinkList, type LinkTab, type ListView, type OrderName } from './link-list.js';
+import {
+  addressOf,
+  ORDERS,
+  PAGE_SIZE,
+  useLinkList,
+  viewAt,
+  type LinkItem,
+  type LinkList,
+  type LinkTab,
+  type ListView,
+  type OrderName,
+} from './link-list.js';
 import type { LinkAction } from './link-menu.js';
 import { LinkRows } from './link-rows.js';
 import { ReplaceFileDialog } from './replace-file-dialog.js';
@@ -86,15 +97,25 @@ function NoLinks({ view }: { view: ListView }) {
 
 /** The home screen: the account's links by tab, searched, sorted and paged, with what can be done to each. */
 export function DocumentsScreen() {
-  const [view, setView] = useState<ListView>({ tab: 'active', page: 1, order: 'newest', search: '' });
-  const [search, setSearch] = useState('');
+  const [view, setView] = useState<ListView>(() => viewAt(location.search));
+  const [search, setSearch] = useState(view.search);
   const settledSearch = useSettledText(search);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [dialog, setDialog] = useState<{ action: 'replace' | 'downloadToken'; link: LinkItem } | { action: 'room' } | null>(null);
   const [confirm, confirmDialog] = useConfirm();
   const changeView = (change: Partial<ListView>) => setView((current) => ({ ...current, ...change }));
-  useEffect(() => changeView({ search: settledSearch, page: 1 }), [settledSearch]);
+  useEffect(() => {
+    if (settledSearch !== view.search) changeView({ search: settledSearch, page: 1 });
+  }, [settledSearch]);
+  // The view is kept in the address: Back from a link's screen, a reload or a shared address show it again.
+  useEffect(() => history.replaceState(history.state, '', `${location.pathname}${addressOf(view)}`), [view]);
   const list = useLinkList(view);
+  // A page left empty (its last link deleted, or moved to another tab): the last page that has links (a skeleton meanwhile).
+  const pagination = list.data?.pagination;
+  useEffect(() => {
+    if (!pagination || list.data?.links.length !== 0 || pagination.page <= 1 || pagination.total === 0) return;
+    changeView({ page: Math.ceil(pagination.total / PAGE_SIZE) });
+  }, [pagination?.page, pagination?.total, list.data?.links.length]);
 
   const select = useCallback(
     (ids: string[], on: boolean) =>
@@ -147,7 +168,7 @@ export function DocumentsScreen() {
       {!list.data && !list.error && <Skeleton rows={6} />}
       {list.data && (
         <div aria-busy={list.stale}>
-          {rows || <NoLinks view={view} />}
+          {rows || (list.data.pagination.page > 1 && list.data.pagination.total > 0 ? <Skeleton rows={6} /> : <NoLinks view={view} />)}
           <Pagination page={list.data.pagination.page} limit={PAGE_SIZE} total={list.data.pagination.total} onPage={(page) => changeView({ page })} />
         </div>
       )}

@@ -24,6 +24,31 @@ export interface ListView {
   search: string;
 }
 
+const FIRST_VIEW: ListView = { tab: 'active', page: 1, order: 'newest', search: '' };
+
+/** The view the address names (`?tab=expired&q=deck&order=nameAsc&page=3`), the first one for what it leaves out or names wrongly. */
+export function viewAt(search: string): ListView {
+  const params = new URLSearchParams(search);
+  const order = params.get('order');
+  return {
+    tab: params.get('tab') === 'expired' ? 'expired' : 'active',
+    page: Math.max(1, Math.floor(Number(params.get('page'))) || 1),
+    order: order !== null && Object.hasOwn(ORDERS, order) ? (order as OrderName) : FIRST_VIEW.order,
+    search: params.get('q') ?? '',
+  };
+}
+
+/** The address's query for `view`: what differs from the first view, so a reload, Back or a shared address shows it again. */
+export function addressOf(view: ListView): string {
+  const params = new URLSearchParams();
+  if (view.tab !== FIRST_VIEW.tab) params.set('tab', view.tab);
+  if (view.search.trim() !== '') params.set('q', view.search.trim());
+  if (view.order !== FIRST_VIEW.order) params.set('order', view.order);
+  if (view.page !== FIRST_VIEW.page) params.set('page', String(view.page));
+  const query = params.toString();
+  return query ? `?${query}` : '';
+}
+
 function fetchLinks(view: ListView) {
   const { sort, order } = ORDERS[view.order];
   const q = view.search.trim() || undefined;

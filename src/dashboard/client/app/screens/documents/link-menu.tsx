@@ -36,6 +36,8 @@ export function LinkMenu({ link, onAction }: { link: LinkItem; onAction: (action
     };
   }, [open]);
   const choose = (action: LinkAction) => {
+    // Focus on the menu's button before its items go: the dialog the action opens hands focus back to it.
+    menu.current?.querySelector('summary')?.focus();
     close();
     onAction(action, link);
   };

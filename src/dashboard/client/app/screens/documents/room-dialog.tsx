@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
+import { useRequestKey } from '../../api/request-key.js';
 import { t, tn } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { FormError, TextField } from '../../ui/forms.js';
@@ -10,7 +11,11 @@ import { FormError, TextField } from '../../ui/forms.js';
 export function RoomDialog({ linkIds, onClose }: { linkIds: string[]; onClose: () => void }) {
   const { route } = useLocation();
   const [name, setName] = useState('');
-  const create = useMutation(() => ok(api.POST('/api/links/room', { body: { name: name.trim(), children_ids: linkIds } })), ['links', 'rooms']);
+  const requestKey = useRequestKey();
+  const create = useMutation(
+    () => ok(api.POST('/api/links/room', { headers: { 'idempotency-key': requestKey }, body: { name: name.trim(), children_ids: linkIds } })),
+    ['links', 'rooms'],
+  );
   const submit = async (event: Event) => {
     event.preventDefault();
     const room = await create.run();

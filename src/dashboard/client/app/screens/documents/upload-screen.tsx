@@ -6,7 +6,7 @@ import { CopyButton } from '../../ui/copy-button.js';
 import { SelectField } from '../../ui/forms.js';
 import { PageHeader } from '../../ui/page.js';
 import { sendFile, TransferCancelled, type TransferProgress as Progress } from './file-transfer.js';
-import { TransferProgress } from './transfer-progress.js';
+import { percentOf, TransferProgress } from './transfer-progress.js';
 
 interface CreatedLink {
   id: string;
@@ -98,9 +98,21 @@ function DropZone({ onFiles }: { onFiles: (files: FileList) => void }) {
   );
 }
 
+/** What a screen reader is told of an upload as it goes: each quarter sent, then how it ended (a failure is an alert of its own). */
+function spokenState(upload: Upload): string {
+  const name = upload.file.name;
+  if (upload.state === 'sending') return t('documents.progress.spoken', { name, percent: Math.floor(percentOf(upload.progress) / 25) * 25 });
+  if (upload.state === 'done') return t('documents.uploadScreen.doneSpoken', { name });
+  if (upload.state === 'cancelled') return t('documents.uploadScreen.cancelledSpoken', { name });
+  return '';
+}
+
 function UploadRow({ upload }: { upload: Upload }) {
   return (
     <li class="card documents-upload">
+      <p class="visually-hidden" role="status">
+        {spokenState(upload)}
+      </p>
       <div class="documents-upload-head">
         <span class="documents-name">{upload.file.name}</span>
         <span class="muted">{formatBytes(upload.file.size)}</span>

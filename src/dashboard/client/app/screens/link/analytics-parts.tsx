@@ -1,4 +1,4 @@
-import { formatDate, formatDateTime, formatDuration, formatNumber, t, tn } from '../../i18n/index.js';
+import { formatDateTime, formatDay, formatDuration, formatNumber, t, tn } from '../../i18n/index.js';
 import { deviceOf } from '../../ui/device.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { Section } from '../../ui/page.js';
@@ -22,8 +22,8 @@ export function ViewsChart({ days }: { days: LinkAnalytics['viewsByDay'] }) {
         })}
       </svg>
       <div class="link-chart-axis muted" aria-hidden="true">
-        <span>{formatDate(days[0]?.date)}</span>
-        <span>{formatDate(days.at(-1)?.date)}</span>
+        <span>{formatDay(days[0]?.date)}</span>
+        <span>{formatDay(days.at(-1)?.date)}</span>
       </div>
       <table class="visually-hidden">
         <caption>{t('link.analytics.overTime')}</caption>
@@ -36,7 +36,7 @@ export function ViewsChart({ days }: { days: LinkAnalytics['viewsByDay'] }) {
         <tbody>
           {days.map((day) => (
             <tr key={day.date}>
-              <td>{formatDate(day.date)}</td>
+              <td>{formatDay(day.date)}</td>
               <td>{formatNumber(day.views)}</td>
             </tr>
           ))}

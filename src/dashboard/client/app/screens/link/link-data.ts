@@ -13,11 +13,15 @@ export const linkKey = (id: string) => `link:${id}`;
 /** How often a link is fetched again while its pages are being prepared: the progress moves on its own. */
 const PREPARING_REFRESH_MS = 2_000;
 
+/** The link, an expired one too: its screens are where a new expiry brings it back. */
 export function useLink(id: string) {
-  return useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id } } })), {
+  return useQuery(linkKey(id), () => ok(api.GET('/api/links/{id}', { params: { path: { id }, query: { includeExpired: true } } })), {
     refreshMs: (link) => (link?.document.status === 'processing' ? PREPARING_REFRESH_MS : undefined),
   });
 }
+
+/** Whether the link's expiry has passed (the API then answers 410 to any other change than a new expiry). */
+export const hasExpired = (link: LinkDetail) => link.settings.expiresAt !== null && new Date(link.settings.expiresAt).getTime() <= Date.now();
 
 export const thumbnailUrl = (id: string, page: number) => `/api/links/${encodeURIComponent(id)}/pages/${page}/thumbnail`;
 

@@ -1,12 +1,12 @@
 import { formatDate, formatNumber, t, tn } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { Chip } from '../../ui/page.js';
-import { thumbnailUrl, type LinkDetail } from './link-data.js';
+import { hasExpired, thumbnailUrl, type LinkDetail } from './link-data.js';
 
 /** What a visitor meets on the link, one chip per state or gate. */
 export function LinkChips({ link }: { link: LinkDetail }) {
   const s = link.settings;
-  const expired = s.expiresAt !== null && new Date(s.expiresAt).getTime() <= Date.now();
+  const expired = hasExpired(link);
   return (
     <span class="link-chips">
       {s.isActive ? <Chip tone="success">{t('link.chip.on')}</Chip> : <Chip tone="warning">{t('link.chip.off')}</Chip>}

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
-import { useDraft } from '../../ui/draft.js';
+import { changedFields, useDraft } from '../../ui/draft.js';
 import { FormError } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
@@ -11,25 +11,32 @@ import { fieldOfError, linkKey, type LinkDetail, type SettingsChange } from './l
 export type FieldName = keyof SettingsChange;
 
 /**
- * One section's form: a draft of its values, the change it sends with Save, and the API's error
- * placed beside the field it names (the draft follows `useDraft`'s rule).
+ * One section's form: a draft of its values, the change it sends with Save (the fields changed),
+ * and the API's error placed beside the field it names (the draft follows `useDraft`'s rule;
+ * `clearedWhenSaved`: it starts again from the link once saved, as a password field should).
  */
 export function useSettingsForm<D>(
   link: LinkDetail,
   fields: readonly FieldName[],
   draftOf: (link: LinkDetail) => D,
   changeOf: (draft: D) => SettingsChange,
+  options: { clearedWhenSaved?: boolean } = {},
 ) {
-  const { draft, set, saved } = useDraft(draftOf(link));
+  const { draft, set, setDraft, saved } = useDraft(draftOf(link));
   const mutation = useMutation(
     async (change: SettingsChange) => {
       const answer = await ok(api.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body: change }));
       saved(draftOf(answer));
+      if (options.clearedWhenSaved) setDraft(draftOf(answer));
       return answer;
     },
     [linkKey(link.id), 'links'],
   );
-  const save = async (change: SettingsChange = changeOf(draft)) => {
+  const save = async (change: SettingsChange = changedFields(changeOf(draft), changeOf(draftOf(link)))) => {
+    if (Object.keys(change).length === 0) {
+      toast(t('link.settings.unchanged'));
+      return;
+    }
     if (await mutation.run(change)) toast(t('link.settings.saved'));
   };
   const message = mutation.error?.message;

@@ -2,7 +2,7 @@ import { useRoute } from 'preact-iso';
 import { t } from '../../i18n/index.js';
 import { QueryState } from '../../ui/feedback.js';
 import { PageHeader, Section } from '../../ui/page.js';
-import { useLink } from './link-data.js';
+import { hasExpired, useLink } from './link-data.js';
 import { LinkSummary } from './link-summary.js';
 import { PreviewImageField } from './preview-image.js';
 import { ShareSection } from './share-section.js';
@@ -19,6 +19,11 @@ export function LinkSettingsScreen() {
         {(data) => (
           <div class="link-settings">
             <LinkSummary link={data} current="settings" />
+            {hasExpired(data) && (
+              <p class="notice-warning link-expired-notice" role="status">
+                {t('link.settings.expiredNotice')}
+              </p>
+            )}
             <NameSection link={data} />
             <AccessSection link={data} />
             <PasswordSection link={data} />

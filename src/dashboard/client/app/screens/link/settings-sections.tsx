@@ -2,6 +2,7 @@ import { t } from '../../i18n/index.js';
 import { ListField, TextField, Toggle, listItems, listText } from '../../ui/forms.js';
 import { AgreementField, agreementIdOf, agreementValueOf } from './agreement-field.js';
 import type { LinkDetail } from './link-data.js';
+import { SaleFields, saleChange } from './sale-fields.js';
 import { SettingsSection, localDateTime, numberOrNull, useSettingsForm } from './settings-form.js';
 
 type Props = { link: LinkDetail };
@@ -99,6 +100,7 @@ export function PasswordSection({ link }: Props) {
     ['password'],
     () => ({ password: '' }),
     (d) => ({ password: d.password }),
+    { clearedWhenSaved: true },
   );
   const { hasPassword } = link.settings;
   return (
@@ -225,18 +227,12 @@ export function DocumentSection({ link }: Props) {
       downloadPrice: s.downloadPrice === null ? '' : String(s.downloadPrice / 100),
       downloadCurrency: s.downloadCurrency,
     }),
-    (d) => {
-      const price = numberOrNull(d.downloadPrice);
-      return {
-        hasWatermark: d.hasWatermark,
-        previewPages: numberOrNull(d.previewPages),
-        allowDownload: d.allowDownload,
-        requirePaymentToDownload: d.requirePaymentToDownload,
-        ...(d.requirePaymentToDownload
-          ? { downloadPrice: price === null ? null : Math.round(price * 100), downloadCurrency: d.downloadCurrency.trim() }
-          : {}),
-      };
-    },
+    (d) => ({
+      hasWatermark: d.hasWatermark,
+      previewPages: numberOrNull(d.previewPages),
+      allowDownload: d.allowDownload,
+      ...saleChange(d),
+    }),
   );
   const { draft } = form;
   return (
@@ -264,34 +260,7 @@ export function DocumentSection({ link }: Props) {
         onChange={(allowDownload) => form.set({ allowDownload })}
       />
       {form.errorFor('allowDownload') && <p class="field-error">{form.errorFor('allowDownload')}</p>}
-      <Toggle
-        label={t('link.document.sell')}
-        hint={t('link.document.sellHint')}
-        checked={draft.requirePaymentToDownload}
-        onChange={(requirePaymentToDownload) => form.set({ requirePaymentToDownload })}
-      />
-      {form.errorFor('requirePaymentToDownload') && <p class="field-error">{form.errorFor('requirePaymentToDownload')}</p>}
-      {draft.requirePaymentToDownload && (
-        <div class="link-settings-pair">
-          <TextField
-            type="number"
-            inputMode="numeric"
-            min={0.5}
-            label={t('link.document.price')}
-            error={form.errorFor('downloadPrice')}
-            value={draft.downloadPrice}
-            onValue={(downloadPrice) => form.set({ downloadPrice })}
-          />
-          <TextField
-            label={t('link.document.currency')}
-            hint={t('link.document.currencyHint')}
-            error={form.errorFor('downloadCurrency')}
-            value={draft.downloadCurrency}
-            maxLength={3}
-            onValue={(downloadCurrency) => form.set({ downloadCurrency })}
-          />
-        </div>
-      )}
+      <SaleFields draft={draft} onChange={form.set} errorFor={form.errorFor} pairClass="link-settings-pair" />
     </SettingsSection>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
+import { useRequestKey } from '../../api/request-key.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { FormError, listItems } from '../../ui/forms.js';
@@ -13,10 +14,12 @@ export function NewPortalDialog({ onClose }: { onClose: () => void }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<PortalDraft>({ name: '', slug: '', allowedEmails: '' });
   const [slugTyped, setSlugTyped] = useState(false);
+  const requestKey = useRequestKey();
   const create = useMutation(
     () =>
       ok(
         api.POST('/api/client-portals', {
+          headers: { 'idempotency-key': requestKey },
           body: { name: draft.name.trim(), slug: draft.slug.trim(), allowedEmails: listItems(draft.allowedEmails) },
         }),
       ),

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { useConfirmedDelete } from '../../ui/confirmed-delete.js';
-import { useDraft } from '../../ui/draft.js';
+import { changedFields, useDraft } from '../../ui/draft.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, listItems, listText } from '../../ui/forms.js';
 import { PageHeader, Section } from '../../ui/page.js';
@@ -14,19 +14,24 @@ import { fetchPortal, portalKey, type PortalDetail } from './portal-data.js';
 import { PortalFields, portalFieldOf, type PortalDraft } from './portal-fields.js';
 
 const draftOf = (portal: PortalDetail): PortalDraft => ({ name: portal.name, slug: portal.slug, allowedEmails: listText(portal.allowedEmails) });
+const changeOf = (draft: PortalDraft) => ({ name: draft.name.trim(), slug: draft.slug.trim(), allowedEmails: listItems(draft.allowedEmails) });
 
-/** Name, address and clients, saved together. */
+/** Name, address and clients; Save sends those changed, so a client another person added meanwhile stays. */
 function PortalForm({ portal }: { portal: PortalDetail }) {
   const { draft, setDraft, saved } = useDraft(draftOf(portal));
-  const save = useMutation(async () => {
-    const change = { name: draft.name.trim(), slug: draft.slug.trim(), allowedEmails: listItems(draft.allowedEmails) };
-    const answer = await ok(api.PATCH('/api/client-portals/{id}', { params: { path: { id: portal.id } }, body: change }));
-    saved(draftOf({ ...portal, ...change }));
-    return answer;
-  }, ['portals']);
+  const save = useMutation(
+    async (change: Partial<ReturnType<typeof changeOf>>) => {
+      const answer = await ok(api.PATCH('/api/client-portals/{id}', { params: { path: { id: portal.id } }, body: change }));
+      saved(draftOf({ ...portal, ...change }));
+      return answer;
+    },
+    ['portals'],
+  );
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await save.run()) toast(t('portals.saved'));
+    const change = changedFields(changeOf(draft), changeOf(draftOf(portal)));
+    if (Object.keys(change).length === 0) return toast(t('state.unchanged'));
+    if (await save.run(change)) toast(t('portals.saved'));
   };
   const message = save.error?.message;
   return (

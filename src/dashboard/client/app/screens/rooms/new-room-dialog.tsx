@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
+import { useRequestKey } from '../../api/request-key.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { FormError, TextField } from '../../ui/forms.js';
@@ -12,8 +13,15 @@ export function NewRoomDialog({ onClose }: { onClose: () => void }) {
   const { route } = useLocation();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<Array<{ id: string; name: string }>>([]);
+  const requestKey = useRequestKey();
   const create = useMutation(
-    () => ok(api.POST('/api/links/room', { body: { name: name.trim(), children_ids: chosen.map((link) => link.id) } })),
+    () =>
+      ok(
+        api.POST('/api/links/room', {
+          headers: { 'idempotency-key': requestKey },
+          body: { name: name.trim(), children_ids: chosen.map((link) => link.id) },
+        }),
+      ),
     ['rooms', 'links'],
   );
   const submit = async (event: Event) => {

@@ -10,34 +10,45 @@ import { linkKey, useLink } from '../link/link-data.js';
 import { LinkSummary } from '../link/link-summary.js';
 import { fetchRoomChildren, roomChildrenKey, setRoomChildren } from './room-data.js';
 
-/** What the room shows, in its order: each change is sent whole, as the room's new list. */
+/** A link moved `by` places in the list, where it is now. */
+const moved = (ids: string[], linkId: string, by: -1 | 1) => {
+  const at = ids.indexOf(linkId);
+  if (at < 0) return ids;
+  const next = ids.filter((id) => id !== linkId);
+  next.splice(at + by, 0, linkId);
+  return next;
+};
+
+/**
+ * What the room shows, in its order. The API takes the room's whole list, so each change is made
+ * to the list as it is on the server just before (read again): a link a colleague added or took
+ * out meanwhile stays so.
+ */
 function RoomLinks({ roomId }: { roomId: string }) {
   const children = useQuery(roomChildrenKey(roomId), () => fetchRoomChildren(roomId));
-  const change = useMutation((ids: string[]) => setRoomChildren(roomId, ids), ['rooms', linkKey(roomId)]);
+  const change = useMutation(
+    async (edit: (ids: string[]) => string[]) => {
+      const now = (await fetchRoomChildren(roomId)).map((link) => link.id);
+      return setRoomChildren(roomId, edit(now));
+    },
+    ['rooms', linkKey(roomId)],
+  );
   return (
     <QueryState query={children}>
-      {(links) => {
-        const ids = links.map((link) => link.id);
-        const move = (link: CollectedLink, by: -1 | 1) => {
-          const next = ids.filter((id) => id !== link.id);
-          next.splice(ids.indexOf(link.id) + by, 0, link.id);
-          void change.run(next);
-        };
-        return (
-          <LinkCollection
-            title={t('rooms.links.title')}
-            description={t('rooms.links.description')}
-            links={links}
-            busy={change.busy}
-            error={change.error?.message}
-            filesOnly
-            keepOne
-            onAdd={(link) => void change.run([...ids, link.id])}
-            onRemove={(link) => void change.run(ids.filter((id) => id !== link.id))}
-            onMove={move}
-          />
-        );
-      }}
+      {(links) => (
+        <LinkCollection
+          title={t('rooms.links.title')}
+          description={t('rooms.links.description')}
+          links={links}
+          busy={change.busy}
+          error={change.error?.message}
+          filesOnly
+          keepOne
+          onAdd={(link) => void change.run((ids) => (ids.includes(link.id) ? ids : [...ids, link.id]))}
+          onRemove={(link) => void change.run((ids) => ids.filter((id) => id !== link.id))}
+          onMove={(link: CollectedLink, by: -1 | 1) => void change.run((ids) => moved(ids, link.id, by))}
+        />
+      )}
     </QueryState>
   );
 }

@@ -5,10 +5,12 @@ import { t, type MessageKey } from '../../i18n/index.js';
 import { applyBrandColour } from '../../layout/brand.js';
 import { QueryState } from '../../ui/feedback.js';
 import { Field, FormError, SelectField, TextField } from '../../ui/forms.js';
+import { changedFields } from '../../ui/draft.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { fetchBranding, saveBranding, type Branding } from './branding-api.js';
 import { ColourField } from './colour-field.js';
+import { ContrastNotice } from './contrast-notice.js';
 import { CustomDomain } from './custom-domain.js';
 import { SmtpSettings } from './smtp-settings.js';
 import { VisitorPreview, type PreviewLook } from './visitor-preview.js';
@@ -52,13 +54,17 @@ const lookOf = (settings: Branding): Look => ({
   email_locale: settings.email_locale,
 });
 
-/** What visitors see (colours, name, logo) and the language of the account's e-mails, beside a live preview. */
+/** The look as POST /api/branding takes it. */
+const valuesOf = ({ logo_size, ...fields }: Look) => ({ ...fields, logo_size: Number(logo_size) });
+
+/**
+ * What visitors see (colours, name, logo) and the language of the account's e-mails, beside a live
+ * preview. Save sends the fields changed: a colleague's change to another one stays.
+ */
 function Appearance({ settings }: { settings: Branding }) {
   const [look, setLook] = useState(() => lookOf(settings));
   const [logo, setLogo] = useState<File | null>(null);
-  const save = useMutation(() => {
-    const { logo_size, ...fields } = look;
-    const values = { ...fields, logo_size: Number(logo_size) };
+  const save = useMutation((values: Partial<ReturnType<typeof valuesOf>>) => {
     if (!logo) return saveBranding(values);
     const form = new FormData();
     for (const [name, value] of Object.entries(values)) form.append(name, String(value));
@@ -73,7 +79,9 @@ function Appearance({ settings }: { settings: Branding }) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const saved = await save.run();
+    const values = changedFields(valuesOf(look), valuesOf(lookOf(settings)));
+    if (Object.keys(values).length === 0 && !logo) return toast(t('state.unchanged'));
+    const saved = await save.run(values);
     if (saved) {
       setLook(lookOf(saved));
       setLogo(null);
@@ -98,6 +106,7 @@ function Appearance({ settings }: { settings: Branding }) {
               />
             ))}
           </div>
+          <ContrastNotice look={look} onFix={(field, colour) => set(field)(colour)} />
           <TextField
             label={t('settings.branding.radius')}
             hint={t('settings.branding.radiusHint')}

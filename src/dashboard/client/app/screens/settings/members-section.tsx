@@ -2,17 +2,20 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { formatDate, formatDateTime, t } from '../../i18n/index.js';
-import { useMe } from '../../session.js';
+import { useCan, useMe } from '../../session.js';
 import { useConfirm } from '../../ui/dialog.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, SelectField, TextField } from '../../ui/forms.js';
 import { Chip, Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
+import { fieldOfError } from '../link/link-data.js';
 import { succeeded } from './succeeded.js';
 
 type Role = 'owner' | 'admin' | 'member';
 const ROLES: Role[] = ['member', 'admin', 'owner'];
-const roleOptions = () => ROLES.map((role) => ({ value: role, label: t(`account.role.${role}`) }));
+/** The roles a person may give: owner only by an owner (the API refuses the rest anyway). */
+const roleOptions = (managesOwners: boolean) =>
+  ROLES.filter((role) => role !== 'owner' || managesOwners).map((role) => ({ value: role, label: t(`account.role.${role}`) }));
 
 const fetchMembers = async () => (await ok(api.GET('/api/members'))).members;
 const fetchInvitations = async () => (await ok(api.GET('/api/invitations'))).invitations;
@@ -29,6 +32,7 @@ export function MembersSection() {
 /** The account's people: change a role, remove someone (after asking). */
 function MemberList() {
   const me = useMe();
+  const managesOwners = useCan()('owners');
   const members = useQuery('members', fetchMembers);
   const [confirm, confirmDialog] = useConfirm();
   const changeRole = useMutation(
@@ -54,6 +58,8 @@ function MemberList() {
           <ul class="settings-list">
             {list.map((member) => {
               const isMe = member.userId === me.user?.id;
+              // An owner is changed and removed only by an owner: an admin sees the row, not controls that would be refused.
+              const mayChange = !isMe && (member.role !== 'owner' || managesOwners);
               return (
                 <li key={member.userId} class="settings-row">
                   <div class="settings-row-main">
@@ -69,16 +75,16 @@ function MemberList() {
                       class="input settings-role"
                       aria-label={t('settings.members.roleOf', { name: member.name })}
                       value={member.role}
-                      disabled={isMe || changeRole.busy}
+                      disabled={!mayChange || changeRole.busy}
                       onChange={(event) => void changeRole.run(member.userId, event.currentTarget.value as Role)}
                     >
-                      {roleOptions().map((option) => (
+                      {roleOptions(managesOwners || member.role === 'owner').map((option) => (
                         <option key={option.value} value={option.value}>
                           {option.label}
                         </option>
                       ))}
                     </select>
-                    {!isMe && (
+                    {mayChange && (
                       <button type="button" class="button secondary small" disabled={remove.busy} onClick={() => void removeMember(member)}>
                         {t('settings.members.remove')}
                       </button>
@@ -142,9 +148,12 @@ function Invitations() {
 }
 
 function InviteForm() {
+  const managesOwners = useCan()('owners');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const invite = useMutation(() => ok(api.POST('/api/invitations', { body: { email: email.trim(), role } })), ['invitations']);
+  // A refusal that names the role (an owner's to give) stands beside the role; any other, beside the address.
+  const roleRefused = invite.error !== undefined && fieldOfError(invite.error.message, ['role']) === 'role';
   const submit = async (event: Event) => {
     event.preventDefault();
     if (await invite.run()) {
@@ -161,9 +170,15 @@ function InviteForm() {
         required
         value={email}
         onValue={setEmail}
-        error={invite.error?.message}
+        error={roleRefused ? undefined : invite.error?.message}
       />
-      <SelectField label={t('settings.invitations.role')} value={role} options={roleOptions()} onValue={setRole} />
+      <SelectField
+        label={t('settings.invitations.role')}
+        value={role}
+        options={roleOptions(managesOwners)}
+        onValue={setRole}
+        error={roleRefused ? invite.error?.message : undefined}
+      />
       <button type="submit" class="button" disabled={invite.busy || email.trim() === ''}>
         {t('settings.invitations.send')}
       </button>

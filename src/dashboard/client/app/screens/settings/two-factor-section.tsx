@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.js';
 import { invalidate, useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
@@ -19,7 +19,17 @@ const secretOf = (uri: string) => new URL(uri).searchParams.get('secret') ?? '';
 export function TwoFactorSection() {
   const me = useMe();
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  const on = me.user?.twoFactor ?? false;
+  // Turned on here: GET /api/me is read again once the codes are put away (or the section is left),
+  // so that the codes stay on screen until then; it is on meanwhile all the same.
+  const on = (me.user?.twoFactor ?? false) || recoveryCodes !== null;
+  const codesShown = useRef(false);
+  codesShown.current = recoveryCodes !== null;
+  useEffect(
+    () => () => {
+      if (codesShown.current) void invalidate('me');
+    },
+    [],
+  );
   return (
     <Section
       title={t('settings.twoFactor.title')}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
+import { useRequestKey } from '../../api/request-key.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { FormError, TextField, Toggle } from '../../ui/forms.js';
@@ -12,7 +13,11 @@ export function NewTemplateDialog({ onClose }: { onClose: () => void }) {
   const { route } = useLocation();
   const [name, setName] = useState('');
   const [hasWatermark, setHasWatermark] = useState(false);
-  const create = useMutation(() => ok(api.POST('/api/templates', { body: { name: name.trim(), hasWatermark } })), [TEMPLATES]);
+  const requestKey = useRequestKey();
+  const create = useMutation(
+    () => ok(api.POST('/api/templates', { headers: { 'idempotency-key': requestKey }, body: { name: name.trim(), hasWatermark } })),
+    [TEMPLATES],
+  );
   const submit = async (event: Event) => {
     event.preventDefault();
     const created = await create.run();

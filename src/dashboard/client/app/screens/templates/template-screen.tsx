@@ -2,13 +2,14 @@ import { useRoute } from 'preact-iso';
 import { api, ok } from '../../api/client.js';
 import { useMutation, useQuery } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
-import { useDraft } from '../../ui/draft.js';
+import { changedFields, useDraft } from '../../ui/draft.js';
 import { QueryState } from '../../ui/feedback.js';
 import { FormError, ListField, SelectField, TextField, Toggle, listItems, listText } from '../../ui/forms.js';
 import { PageHeader, Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { AgreementField, agreementIdOf, agreementValueOf } from '../link/agreement-field.js';
 import { fieldOfError } from '../link/link-data.js';
+import { SaleFields, saleChange } from '../link/sale-fields.js';
 import { fetchTemplate, templateKey, TEMPLATES, type Template, type TemplateChange } from './template-data.js';
 
 type Expiration = NonNullable<Template['expiration']>;
@@ -28,10 +29,18 @@ const draftOf = (template: Template) => ({
   previewPages: template.previewPages ? String(template.previewPages) : '',
   maxViews: String(template.maxViews ?? 0),
   sessionMinutes: String(Math.round((template.viewSessionTtlSeconds ?? 3600) / 60)),
+  blockedEmails: listText(template.blockedEmails ?? []),
+  blockedDomains: listText(template.blockedDomains ?? []),
+  previewTitle: template.previewTitle ?? '',
+  previewDescription: template.previewDescription ?? '',
+  bookingUrl: template.bookingUrl ?? '',
+  requirePaymentToDownload: template.requirePaymentToDownload ?? false,
+  downloadPrice: template.downloadPrice == null ? '' : String(template.downloadPrice / 100),
+  downloadCurrency: template.downloadCurrency ?? 'usd',
 });
 type Draft = ReturnType<typeof draftOf>;
 
-/** Every field the form shows is sent: a template then states each of them. */
+/** The template as the form would state it; Save sends the fields changed (`changedFields`). */
 const changeOf = (d: Draft): TemplateChange & { name: string } => ({
   name: d.name.trim(),
   expiration: d.expiration,
@@ -47,24 +56,37 @@ const changeOf = (d: Draft): TemplateChange & { name: string } => ({
   previewPages: d.previewPages === '' ? null : Number(d.previewPages),
   maxViews: Number(d.maxViews || 0),
   viewSessionTtlSeconds: Math.round(Number(d.sessionMinutes) * 60),
+  blockedEmails: listItems(d.blockedEmails),
+  blockedDomains: listItems(d.blockedDomains),
+  previewTitle: d.previewTitle.trim() || null,
+  previewDescription: d.previewDescription.trim() || null,
+  bookingUrl: d.bookingUrl.trim() || null,
+  ...saleChange(d),
 });
 
 const FIELDS = Object.keys(changeOf(draftOf({ id: 0, name: '' }))).concat('viewSessionTtlSeconds');
 
 function TemplateForm({ template }: { template: Template }) {
   const { draft, set, saved } = useDraft(draftOf(template));
-  const save = useMutation(async () => {
-    const change = changeOf(draft);
-    const answer = await ok(api.PATCH('/api/templates/{id}', { params: { path: { id: template.id } }, body: change }));
-    saved(draftOf({ ...template, ...change }));
-    return answer;
-  }, [TEMPLATES]);
+  // Only what the person changed: another person's change to another field stays, and a session
+  // set in seconds is not rounded to the minutes the form shows unless its minutes were changed.
+  const change = () => changedFields(changeOf(draft), changeOf(draftOf(template)));
+  const save = useMutation(
+    async (edited: Partial<ReturnType<typeof changeOf>>) => {
+      const answer = await ok(api.PATCH('/api/templates/{id}', { params: { path: { id: template.id } }, body: edited }));
+      saved(draftOf({ ...template, ...edited }));
+      return answer;
+    },
+    [TEMPLATES],
+  );
   const message = save.error?.message;
   const errorField = message ? fieldOfError(message, FIELDS) : undefined;
   const errorFor = (field: string) => (field === errorField ? message : undefined);
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await save.run()) toast(t('templates.saved'));
+    const edited = change();
+    if (Object.keys(edited).length === 0) return toast(t('state.unchanged'));
+    if (await save.run(edited)) toast(t('templates.saved'));
   };
   const expirations: Array<{ value: Expiration; label: string }> = [
     { value: '1h', label: t('templates.expiration.1h') },
@@ -136,12 +158,27 @@ function TemplateForm({ template }: { template: Template }) {
             onChange={(requiresApproval) => set({ requiresApproval })}
           />
           <AgreementField value={draft.agreementId} onValue={(agreementId) => set({ agreementId })} error={errorFor('agreementId')} />
+          <div class="templates-pair">
+            <ListField
+              label={t('link.visitors.blockedEmails')}
+              hint={t('link.list.hint')}
+              value={draft.blockedEmails}
+              onValue={(blockedEmails) => set({ blockedEmails })}
+              error={errorFor('blockedEmails')}
+            />
+            <ListField
+              label={t('link.visitors.blockedDomains')}
+              hint={t('link.list.domainHint')}
+              value={draft.blockedDomains}
+              onValue={(blockedDomains) => set({ blockedDomains })}
+              error={errorFor('blockedDomains')}
+            />
+          </div>
         </div>
       </Section>
       <Section title={t('templates.section.document')}>
         <div class="templates-fields">
           <Toggle label={t('templates.field.download')} checked={draft.allowDownload} onChange={(allowDownload) => set({ allowDownload })} />
-          <Toggle label={t('templates.field.notify')} checked={draft.notifyOnView} onChange={(notifyOnView) => set({ notifyOnView })} />
           <div class="templates-pair">
             <TextField
               type="number"
@@ -175,6 +212,35 @@ function TemplateForm({ template }: { template: Template }) {
               error={errorFor('viewSessionTtlSeconds')}
             />
           </div>
+          <SaleFields draft={draft} onChange={set} errorFor={errorFor} pairClass="templates-pair" />
+        </div>
+      </Section>
+      <Section title={t('link.presentation.title')} description={t('templates.section.presentationHint')}>
+        <div class="templates-fields">
+          <TextField
+            label={t('link.presentation.previewTitle')}
+            hint={t('link.presentation.previewTitleHint')}
+            maxLength={200}
+            value={draft.previewTitle}
+            onValue={(previewTitle) => set({ previewTitle })}
+            error={errorFor('previewTitle')}
+          />
+          <TextField
+            label={t('link.presentation.previewDescription')}
+            maxLength={500}
+            value={draft.previewDescription}
+            onValue={(previewDescription) => set({ previewDescription })}
+            error={errorFor('previewDescription')}
+          />
+          <TextField
+            type="url"
+            label={t('link.presentation.bookingUrl')}
+            hint={t('link.presentation.bookingUrlHint')}
+            value={draft.bookingUrl}
+            onValue={(bookingUrl) => set({ bookingUrl })}
+            error={errorFor('bookingUrl')}
+          />
+          <Toggle label={t('templates.field.notify')} checked={draft.notifyOnView} onChange={(notifyOnView) => set({ notifyOnView })} />
         </div>
       </Section>
       <div class="form-actions templates-save">
