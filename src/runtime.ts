@@ -233,6 +233,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const notifications = createNotifications({
     db,
     clock,
+    publicUrl: config.publicUrl,
     mailer,
     viewerUrlFor: links.viewerUrlFor,
     mailBrandFor: branding.mailBrandFor,

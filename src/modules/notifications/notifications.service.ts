@@ -26,12 +26,14 @@ const DAY_MS = 86_400_000;
 export function createNotifications(deps: {
   db: Db;
   clock: Clock;
+  /** Where the dashboard is: the mails to an account's people link to it. */
+  publicUrl: string;
   mailer: { enqueue(mail: OutgoingMail, db?: Executor): Promise<number> };
   viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
   mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
   accounts: Pick<AccountRecords, 'byId'>;
 }): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier & ViewAlertMailer {
-  const { db, clock, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
+  const { db, clock, publicUrl, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
 
   /** Renders `kind` in the language and brand of the sender's account. */
   async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: Brand) => MailData[K], executor: Executor) {
@@ -123,8 +125,16 @@ export function createNotifications(deps: {
     },
 
     // To the people of the account, through its own SMTP like the other mail about its documents.
-    viewAlert: (accountId, to, data, executor) => send({ account_id: accountId }, to, 'viewAlert', data, executor),
-    viewDigest: (accountId, to, data, executor) => send({ account_id: accountId }, to, 'viewDigest', data, executor),
+    viewAlert: (accountId, to, { linkId, ...data }, executor) =>
+      send(
+        { account_id: accountId },
+        to,
+        'viewAlert',
+        { ...data, analyticsUrl: `${publicUrl}/app/documents/${encodeURIComponent(linkId)}/analytics` },
+        executor,
+      ),
+    viewDigest: (accountId, to, data, executor) =>
+      send({ account_id: accountId }, to, 'viewDigest', { ...data, analyticsUrl: `${publicUrl}/app/analytics` }, executor),
 
     purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor: Executor) =>
       send(

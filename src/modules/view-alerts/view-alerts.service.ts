@@ -49,7 +49,7 @@ interface ToldView {
 
 /** The mails this module sends, queued on the caller's transaction. */
 export interface ViewAlertMailer {
-  viewAlert(accountId: number, to: string, data: ToldView, executor: Executor): Promise<void>;
+  viewAlert(accountId: number, to: string, data: ToldView & { linkId: string }, executor: Executor): Promise<void>;
   viewDigest(accountId: number, to: string, data: { day: string; views: ToldView[]; more: number }, executor: Executor): Promise<void>;
 }
 
@@ -175,7 +175,7 @@ export function createViewAlertsService(deps: {
         await mail.viewAlert(
           link.account_id,
           recipient,
-          { documentName: link.name, visitor: label, addressUnverified, viewedAt: utcMinute(now) },
+          { linkId: link.id, documentName: link.name, visitor: label, addressUnverified, viewedAt: utcMinute(now) },
           trx,
         );
     },

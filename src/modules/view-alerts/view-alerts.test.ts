@@ -31,6 +31,9 @@ test("view alerts: the link's maker hears of each visitor once an hour, through 
   const alert = await smtp.waitFor(maker.email);
   assert.match(alert.subject, /^ana@example\.org \(not verified\) opened “Q3 numbers\.txt”$/, 'an address typed at the e-mail gate is not proof');
   assert.match(alert.text, /2026-11-24 09:00 UTC/);
+  const analytics = `/app/documents/${linkId}/analytics`;
+  assert.ok(alert.text.includes(`${app.runtime.config.publicUrl}${analytics}`), 'the alert opens the link’s analytics on the dashboard');
+  assert.equal((await maker.client.get(analytics)).status, 200);
 
   await opens(app.url, linkId, 'ana@example.org');
   await opens(app.url, linkId, 'bo@example.org');
@@ -119,6 +122,7 @@ test('daily digest: views wait for the next UTC day, one digest per recipient, s
   assert.equal(digest.subject, '2 views of your documents on 2026-11-24');
   assert.match(digest.text, /ana@example\.org \(not verified\) opened “Deck\.pdf\.txt”/);
   assert.match(digest.text, /bo@example\.org \(not verified\) opened “Terms\.txt”/);
+  assert.ok(digest.text.includes(`${app.runtime.config.publicUrl}/app/analytics`), 'the digest opens the analytics on the dashboard');
 });
 
 test('daily digest: one mail per recipient and day, counting every view of it however many there are', async (t) => {

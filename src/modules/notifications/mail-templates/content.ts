@@ -173,6 +173,7 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
           [s.labels.time, data.viewedAt],
         ],
       },
+      ...button(s.button, raw.analyticsUrl),
       { kind: 'note', text: s.footer },
     ]);
   },
@@ -190,6 +191,7 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
       { kind: 'paragraph', text: s.intro(data) },
       { kind: 'facts', rows: views.map((view): [string, string] => [view.viewedAt, s.line(view)]) },
       ...(data.more > 0 ? [{ kind: 'paragraph', text: s.more(data.more) } as const] : []),
+      ...button(s.button, raw.analyticsUrl),
       { kind: 'note', text: s.footer },
     ]);
   },

@@ -81,7 +81,9 @@ export const en: MailStrings = {
     heading: 'Your document was opened',
     intro: (d) => `${d.visitor} has just opened ${q(d.documentName)}.`,
     labels: { visitor: 'Visitor', document: 'Document', time: 'Time' },
-    footer: 'You get one such email per visitor and document per hour. Turn them off per link with notifyOnView, or ask for a daily digest instead.',
+    button: 'Open its analytics',
+    footer:
+      'You get one such email per visitor and document per hour. To stop them for this document, turn off “E-mail me when someone views” in its settings on the dashboard; for one digest a day instead, change View alerts under Settings › Sharing policy.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'view', 'views')} of your documents on ${d.day}`,
@@ -90,7 +92,9 @@ export const en: MailStrings = {
     intro: (d) => `On ${d.day} (UTC), your documents were opened ${plural(d.views.length + d.more, 'time', 'times')}:`,
     line: (v) => `${v.visitor} opened ${q(v.documentName)}`,
     more: (n) => `…and ${plural(n, 'more view', 'more views')}.`,
-    footer: 'This digest replaces an email per view. Switch back to one email per view in the account’s view alert setting.',
+    button: 'Open the analytics',
+    footer:
+      'This digest replaces an email per view. Switch back to one email per view under Settings › Sharing policy › View alerts on the dashboard.',
   },
   magicLink: {
     subject: 'Your linkvault sign-in link',

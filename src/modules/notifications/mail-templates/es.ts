@@ -82,7 +82,9 @@ export const es: MailStrings = {
     heading: 'Han abierto tu documento',
     intro: (d) => `${d.visitor} acaba de abrir ${q(d.documentName)}.`,
     labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
-    footer: 'Recibes un correo así por visitante y documento cada hora. Desactívalos en cada enlace con notifyOnView o pide un resumen diario.',
+    button: 'Abrir sus estadísticas',
+    footer:
+      'Recibes un correo así por visitante y documento cada hora. Para dejar de recibirlos de este documento, desactiva el aviso en sus ajustes del panel; para un resumen al día, cambia los avisos de visitas en los ajustes de compartir de la cuenta.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visita', 'visitas')} a tus documentos el ${d.day}`,
@@ -91,7 +93,9 @@ export const es: MailStrings = {
     intro: (d) => `El ${d.day} (UTC) tus documentos se abrieron ${plural(d.views.length + d.more, 'vez', 'veces')}:`,
     line: (v) => `${v.visitor} abrió ${q(v.documentName)}`,
     more: (n) => `…y ${plural(n, 'visita más', 'visitas más')}.`,
-    footer: 'Este resumen sustituye a un correo por visita. Vuelve a un correo por visita en el ajuste de avisos de la cuenta.',
+    button: 'Abrir las estadísticas',
+    footer:
+      'Este resumen sustituye a un correo por visita. Vuelve a un correo por visita en los avisos de visitas de los ajustes de compartir de la cuenta, en el panel.',
   },
   magicLink: {
     subject: 'Tu enlace para iniciar sesión en linkvault',

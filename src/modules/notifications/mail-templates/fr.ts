@@ -87,8 +87,9 @@ export const fr: MailStrings = {
     heading: 'Votre document a été ouvert',
     intro: (d) => `${d.visitor} vient d’ouvrir ${q(d.documentName)}.`,
     labels: { visitor: 'Visiteur', document: 'Document', time: 'Heure' },
+    button: 'Ouvrir ses statistiques',
     footer:
-      'Vous recevez un tel e-mail par visiteur et par document toutes les heures au plus. Désactivez-les lien par lien avec notifyOnView, ou demandez un résumé quotidien.',
+      'Vous recevez un tel e-mail par visiteur et par document toutes les heures au plus. Pour les arrêter pour ce document, désactivez l’alerte dans ses réglages sur le tableau de bord ; pour un résumé par jour à la place, changez les alertes de consultation dans les réglages de partage du compte.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'consultation', 'consultations')} de vos documents le ${d.day}`,
@@ -97,7 +98,9 @@ export const fr: MailStrings = {
     intro: (d) => `Le ${d.day} (UTC), vos documents ont été ouverts ${plural(d.views.length + d.more, 'fois', 'fois')}${NBSP}:`,
     line: (v) => `${v.visitor} a ouvert ${q(v.documentName)}`,
     more: (n) => `…et ${plural(n, 'autre consultation', 'autres consultations')}.`,
-    footer: 'Ce résumé remplace un e-mail par consultation. Revenez à un e-mail par consultation dans le réglage des alertes du compte.',
+    button: 'Ouvrir les statistiques',
+    footer:
+      'Ce résumé remplace un e-mail par consultation. Revenez à un e-mail par consultation dans les alertes de consultation des réglages de partage du compte, sur le tableau de bord.',
   },
   magicLink: {
     subject: 'Votre lien de connexion à linkvault',

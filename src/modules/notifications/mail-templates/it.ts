@@ -82,8 +82,9 @@ export const it: MailStrings = {
     heading: 'Il tuo documento è stato aperto',
     intro: (d) => `${d.visitor} ha appena aperto ${q(d.documentName)}.`,
     labels: { visitor: 'Visitatore', document: 'Documento', time: 'Ora' },
+    button: 'Apri le statistiche',
     footer:
-      'Ricevi un’e-mail così per visitatore e documento al massimo ogni ora. Disattivale link per link con notifyOnView, o chiedi un riepilogo giornaliero.',
+      'Ricevi un’e-mail così per visitatore e documento al massimo ogni ora. Per non riceverle più per questo documento, disattiva l’avviso nelle sue impostazioni sulla dashboard; per un riepilogo al giorno, cambia gli avvisi di visualizzazione nelle impostazioni di condivisione dell’account.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visualizzazione', 'visualizzazioni')} dei tuoi documenti il ${d.day}`,
@@ -92,8 +93,9 @@ export const it: MailStrings = {
     intro: (d) => `Il ${d.day} (UTC) i tuoi documenti sono stati aperti ${plural(d.views.length + d.more, 'volta', 'volte')}:`,
     line: (v) => `${v.visitor} ha aperto ${q(v.documentName)}`,
     more: (n) => `…e ${plural(n, 'altra visualizzazione', 'altre visualizzazioni')}.`,
+    button: 'Apri le statistiche',
     footer:
-      'Questo riepilogo sostituisce un’e-mail per visualizzazione. Torna a un’e-mail per visualizzazione nell’impostazione degli avvisi dell’account.',
+      'Questo riepilogo sostituisce un’e-mail per visualizzazione. Torna a un’e-mail per visualizzazione negli avvisi di visualizzazione delle impostazioni di condivisione dell’account, sulla dashboard.',
   },
   magicLink: {
     subject: 'Il tuo link di accesso a linkvault',

@@ -20,6 +20,7 @@ const brand: Brand = {
 // A query string with "&" checks that URLs are entity-encoded in the HTML and left alone in the text.
 const viewerUrl = 'https://share.example.com/v/AbCdEf0123456789?utm=mail&x=1';
 const downloadUrl = 'https://share.example.com/api/stripe/download-original/tok_123?a=1&b=2';
+const analyticsUrl = 'https://share.example.com/app/documents/AbCdEf0123456789/analytics';
 
 const samples: { [K in MailKind]: MailData[K] } = {
   otpCode: { documentName: 'Q3 Board Deck', code: '482913', minutes: 10 },
@@ -39,7 +40,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
   magicLink: { url: viewerUrl, minutes: 15 },
   passwordReset: { url: viewerUrl, minutes: 15 },
   signUp: { url: viewerUrl, hours: 24 },
-  viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC' },
+  viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC', analyticsUrl },
   viewDigest: {
     day: '2026-11-24',
     views: [
@@ -47,6 +48,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
       { documentName: 'Term sheet', visitor: '203.0.113.x', addressUnverified: false, viewedAt: '17:40 UTC' },
     ],
     more: 3,
+    analyticsUrl: 'https://share.example.com/app/analytics',
   },
 };
 
@@ -252,6 +254,18 @@ describe('mail templates', () => {
       assert.ok(!mail.html.includes('<b>Acme') && !mail.html.includes('<img src=x'), locale);
       assert.doesNotMatch(mail.subject, /[\r\n]/, `${locale}: ${JSON.stringify(mail.subject)}`);
       assert.ok(mail.subject.includes('<b>Acme</b> Bcc: a@b.c'), locale);
+    }
+  });
+
+  test('view alerts and digests open the analytics on the dashboard and say in words, not API fields, where they are turned off', () => {
+    for (const locale of MAIL_LOCALES) {
+      for (const kind of ['viewAlert', 'viewDigest'] as const) {
+        const mail = render(kind, locale);
+        const url = samples[kind].analyticsUrl;
+        assert.ok(mail.html.includes(`href="${escapeHtml(url)}"`), `${kind} in ${locale}: the analytics as a button`);
+        assert.ok(mail.text.includes(url), `${kind} in ${locale}: the analytics in the text part`);
+        assert.doesNotMatch(mail.text, /notifyOnView/, `${kind} in ${locale}`);
+      }
     }
   });
 

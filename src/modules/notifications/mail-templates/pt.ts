@@ -83,8 +83,9 @@ export const pt: MailStrings = {
     heading: 'Seu documento foi aberto',
     intro: (d) => `${d.visitor} acabou de abrir ${q(d.documentName)}.`,
     labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
+    button: 'Abrir as estatísticas',
     footer:
-      'Você recebe um e-mail assim por visitante e documento a cada hora, no máximo. Desative-os em cada link com notifyOnView ou peça um resumo diário.',
+      'Você recebe um e-mail assim por visitante e documento a cada hora, no máximo. Para não recebê-los deste documento, desative o alerta nas configurações dele no painel; para um resumo por dia, altere os alertas de visualização nas configurações de compartilhamento da conta.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visualização', 'visualizações')} dos seus documentos em ${d.day}`,
@@ -93,7 +94,9 @@ export const pt: MailStrings = {
     intro: (d) => `Em ${d.day} (UTC), seus documentos foram abertos ${plural(d.views.length + d.more, 'vez', 'vezes')}:`,
     line: (v) => `${v.visitor} abriu ${q(v.documentName)}`,
     more: (n) => `…e mais ${plural(n, 'visualização', 'visualizações')}.`,
-    footer: 'Este resumo substitui um e-mail por visualização. Volte a um e-mail por visualização na configuração de alertas da conta.',
+    button: 'Abrir as estatísticas',
+    footer:
+      'Este resumo substitui um e-mail por visualização. Volte a um e-mail por visualização nos alertas de visualização das configurações de compartilhamento da conta, no painel.',
   },
   magicLink: {
     subject: 'Seu link para entrar no linkvault',

@@ -35,9 +35,22 @@ export interface MailData {
   passwordReset: { url: string; minutes: number };
   signUp: { url: string; hours: number };
   /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
-  viewAlert: { documentName: string; visitor: string; addressUnverified: boolean; viewedAt: string };
+  viewAlert: {
+    documentName: string;
+    visitor: string;
+    addressUnverified: boolean;
+    viewedAt: string;
+    /** The link's analytics on the dashboard. */
+    analyticsUrl: string;
+  };
   /** `day` is the UTC date of the views, e.g. "2026-11-24"; `more` views beyond those listed. */
-  viewDigest: { day: string; views: Array<{ documentName: string; visitor: string; addressUnverified: boolean; viewedAt: string }>; more: number };
+  viewDigest: {
+    day: string;
+    views: Array<{ documentName: string; visitor: string; addressUnverified: boolean; viewedAt: string }>;
+    more: number;
+    /** The account's analytics on the dashboard. */
+    analyticsUrl: string;
+  };
 }
 
 export type MailKind = keyof MailData;
@@ -129,7 +142,9 @@ export interface MailStrings {
     heading: string;
     intro: Phrase<'viewAlert'>;
     labels: { visitor: string; document: string; time: string };
-    /** How often such alerts come and where they are switched off. */
+    /** Opens the link's analytics. */
+    button: string;
+    /** How often such alerts come and where, on the dashboard, they are switched off. */
     footer: string;
   };
   viewDigest: {
@@ -140,6 +155,8 @@ export interface MailStrings {
     /** One listed view: "visitor opened document". */
     line: (view: { documentName: string; visitor: string }) => string;
     more: (count: number) => string;
+    /** Opens the account's analytics. */
+    button: string;
     footer: string;
   };
   magicLink: PersonLinkStrings<'magicLink'>;
