@@ -55,6 +55,10 @@ test('every e-mail in every locale reaches a real SMTP server, in the brand and 
     await visitor.post(`/v/${link}/access`, { email: `guest-${locale}@example.org` });
     const requested = await smtp.waitFor(ownerEmail, (mail) => forTag(mail) && words.requested.test(mail.subject));
     assert.ok(requested.text.includes(`/api/links/${link}/requests/`));
+    assert.ok(
+      requested.html && requested.html.includes(`href="${app.runtime.config.publicUrl}/app/requests"`),
+      'a button to the requests on the dashboard',
+    );
 
     const [request] = (await http.get(`/api/links/${link}/requests`)).body.requests;
     await http.patch(`/api/links/${link}/requests/${request.id}`, { status: 'approved' });

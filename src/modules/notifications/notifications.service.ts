@@ -94,6 +94,7 @@ export function createNotifications(deps: {
           visitorIp: request.visitorIp,
           requestId: request.id,
           linkId: link.id,
+          reviewUrl: `${publicUrl}/app/requests`,
         },
         executor,
       );

@@ -112,6 +112,7 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
           [s.labels.requestId, String(data.requestId)],
         ],
       },
+      ...button(s.button, raw.reviewUrl),
       { kind: 'paragraph', text: s.approveHowTo },
       { kind: 'command', lines: [`PATCH ${path}`, JSON.stringify({ status: 'approved' })] },
       { kind: 'paragraph', text: s.denyHowTo(JSON.stringify({ status: 'denied' })) },

@@ -32,6 +32,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
     visitorIp: '203.0.113.7',
     requestId: 42,
     linkId: 'AbCdEf0123456789',
+    reviewUrl: 'https://share.example.com/app/requests',
   },
   accessApproved: { documentName: 'Q3 Board Deck', viewerUrl },
   accessDenied: { documentName: 'Q3 Board Deck' },
@@ -136,7 +137,13 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     it: 'valido per 10 minuti',
   },
   documentShared: { en: 'with you', es: 'ha compartido contigo', fr: 'avec vous', pt: 'compartilhou o documento', it: 'ha condiviso con te' },
-  accessRequested: { en: 'To approve it', es: 'Para aprobarla', fr: 'Pour l’accepter', pt: 'Para aprovar', it: 'Per approvarla' },
+  accessRequested: {
+    en: 'approve it through the API',
+    es: 'apruébala desde la API',
+    fr: 'acceptez-la depuis l’API',
+    pt: 'aprove pela API',
+    it: 'approvala tramite l’API',
+  },
   accessApproved: { en: 'Good news', es: 'Buenas noticias', fr: 'Bonne nouvelle', pt: 'Boa notícia', it: 'Buone notizie' },
   accessDenied: {
     en: 'this is a mistake',
@@ -188,7 +195,14 @@ function keyValues(kind: MailKind): string[] {
   if (kind === 'viewAlert') values.push('ana@example.org', '2026-11-24 18:42 UTC');
   if (kind === 'viewDigest') values.push('ana@example.org', 'Term sheet', '203.0.113.x', '17:40 UTC');
   if (kind === 'accessRequested') {
-    values.push('ana@example.org', '203.0.113.7', 'PATCH /api/links/AbCdEf0123456789/requests/42', '{"status":"approved"}', '{"status":"denied"}');
+    values.push(
+      'ana@example.org',
+      '203.0.113.7',
+      'https://share.example.com/app/requests',
+      'PATCH /api/links/AbCdEf0123456789/requests/42',
+      '{"status":"approved"}',
+      '{"status":"denied"}',
+    );
   }
   return values;
 }

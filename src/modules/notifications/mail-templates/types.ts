@@ -19,6 +19,8 @@ export interface MailData {
     visitorIp: string;
     requestId: number;
     linkId: string;
+    /** The access requests on the dashboard, where it is approved or denied. */
+    reviewUrl: string;
   };
   accessApproved: { documentName: string; viewerUrl: string };
   accessDenied: { documentName: string };
@@ -97,7 +99,9 @@ export interface MailStrings {
     heading: string;
     intro: Phrase<'accessRequested'>;
     labels: { email: string; ip: string; requestId: string };
-    /** Followed by the API call that approves. */
+    /** Opens the access requests on the dashboard. */
+    button: string;
+    /** Followed by the API call that approves, for those who work through the API. */
     approveHowTo: string;
     /** `denyBody` is the JSON body that denies, e.g. {"status":"denied"}. */
     denyHowTo: (denyBody: string) => string;
