@@ -572,6 +572,34 @@ test('HEAD, as link checkers and mail scanners send it, opens no view and spends
   assert.equal(events.filter((event) => event.type === 'link.downloaded').length, 2);
 });
 
+test('the page read when the view session ran out is counted up to its end, unless the owner withdrew what it passed', async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http } = await app.createAccount('professional');
+  const id = await createLink(http, 'x', 'x.txt', { addPassword: '1', password: 'pw', viewSessionTtlSeconds: '60' });
+  const visitor = new VisitorClient(app.url);
+  await visitor.post(`/v/${id}/password`, { password: 'pw' });
+  assert.equal((await visitor.get(`/v/${id}`)).status, 200);
+
+  now += 90_000;
+  assert.equal((await visitor.get(`/v/${id}/pages.json`)).status, 403, 'the session has ended');
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 80 })).status, 204, 'the page turned or left after the end');
+  // A view reports at most twice the 60 s it lasted, plus a minute, however late the report comes.
+  now += 3_600_000;
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 500 })).status, 204);
+  assert.equal((await visitor.postJson(`/v/${id}/track`, { page: 1, seconds: 5 })).status, 429);
+  const seconds = async () => (await app.runtime.database.db.selectFrom('page_views').select('seconds').execute()).map((row) => row.seconds);
+  assert.deepEqual(await seconds(), [80, 100]);
+
+  const again = new VisitorClient(app.url);
+  await again.post(`/v/${id}/password`, { password: 'pw' });
+  assert.equal((await again.get(`/v/${id}`)).status, 200);
+  now += 61_000;
+  assert.equal((await http.patch(`/api/links/${id}/password`, { password: 'new secret' })).status, 200);
+  assert.equal((await again.postJson(`/v/${id}/track`, { page: 1, seconds: 30 })).status, 403, 'a new password withdrew the pass');
+  assert.deepEqual(await seconds(), [80, 100]);
+});
+
 test('time per page is accepted only from a session of that link, within sane values', async (t) => {
   const app = await startApp(t);
   const { http } = await app.createAccount('professional');

@@ -47,6 +47,20 @@ export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, r
     .executeTakeFirst();
 }
 
+/** The visit whose view session of the link has ended (its latest), for the reading time reported after its end. */
+export function findEndedSession(db: Executor, tokenHash: string, linkId: string, roomId: string | null, now: number) {
+  return db
+    .selectFrom('visits')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('link_id', '=', linkId)
+    .where('room_id', roomId === null ? 'is' : '=', roomId)
+    .where('session_started_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at', 'desc')
+    .executeTakeFirst();
+}
+
 /** The live visit of a link that a client portal session began, outside any data room. */
 export function findPortalVisit(db: Executor, linkId: string, portalSessionHash: string, now: number) {
   return db

@@ -20,6 +20,7 @@ import type { OtpService } from './otp.service.js';
 import {
   addReportedSeconds,
   deletePageViewsBefore,
+  findEndedSession,
   findLiveVisit,
   findPortalVisit,
   insertPageView,
@@ -347,7 +348,14 @@ export function createVisitsService(deps: {
     return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
   }
 
-  /** Takes a place in each window, in order; 429 with the window's message once one is full. */
+  /** The visitor's view session of `link` that has ended, if nothing the owner changed since would have ended it sooner. */
+  async function endedSessionOf(link: LinkRow, visitor: Visitor, roomVisit: VisitRow | undefined): Promise<VisitRow | undefined> {
+    if (!visitor.token) return undefined;
+    const ended = await findEndedSession(db, sha256Hex(visitor.token), link.id, roomIdOf(visitor), clock());
+    const state = ended && (await gateState(link, ended, roomVisit && verifiedEmailOf(roomVisit)));
+    return state?.step === 'session' ? ended : undefined;
+  }
+
   /**
    * The owner hears (chat integrations, recent activity) when one of the link's own limits is
    * reached: from then until the hour ends it holds every visitor, strangers or not.
@@ -622,7 +630,9 @@ export function createVisitsService(deps: {
     /**
      * Seconds spent on a page, reported by the viewer: only for the session's own link, on a page
      * it shows (`pagesShown`: how many the link's document shows its visitors, from the module that
-     * owns documents), and no more than the view has lasted.
+     * owns documents), and no more than the view has lasted. The viewer reports a page when the
+     * visitor turns it or leaves, so the page read when the session ran out is reported after its
+     * end: that session still counts, up to its end, unless the owner has withdrawn what it passed.
      */
     async trackPage(
       linkId: string,
@@ -630,12 +640,13 @@ export function createVisitsService(deps: {
       { page, seconds }: { page: number; seconds: number },
       pagesShown: (link: LinkRow) => Promise<number>,
     ): Promise<boolean> {
-      const { link, visit, state } = await look(linkId, visitor);
-      if (!link || !visit || state.step !== 'session') return false;
+      const { link, room, visit: live, state } = await look(linkId, visitor);
+      const visit = state.step === 'session' ? live : link && (await endedSessionOf(link, visitor, room?.visit));
+      if (!link || !visit) return false;
       if (page > (await pagesShown(link))) throw unprocessable(`Page ${page} is not a page this document shows`);
       const now = clock();
-      // From the view's start: a visit may wait at its gates for days before it is let in.
-      const lastedSeconds = Math.floor((now - (visit.session_started_at ?? now)) / 1000);
+      // From the view's start (a visit may wait at its gates for days before it is let in) to now or its end.
+      const lastedSeconds = Math.floor((Math.min(now, visit.expires_at) - (visit.session_started_at ?? now)) / 1000);
       const budget = REPORTED_TIME_PER_SECOND_LASTED * lastedSeconds + REPORTED_TIME_GRACE_SECONDS;
       const granted = Math.min(seconds, budget - visit.reported_seconds);
       const tooMuch = () => tooManyRequests(1, 'More reading time was reported than this view has lasted');
