@@ -35,26 +35,23 @@ export async function insertVisit(
     .execute();
 }
 
+/** The visits of `linkId` the token stands for, begun in data room `roomId` (null: the link on its own). */
+const visitsOfToken = (db: Executor, tokenHash: string, linkId: string, roomId: string | null) =>
+  db
+    .selectFrom('visits')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('link_id', '=', linkId)
+    .where('room_id', roomId === null ? 'is' : '=', roomId);
+
 /** The live visit of `linkId` the token stands for, begun in data room `roomId` (null: the link on its own). */
 export function findLiveVisit(db: Executor, tokenHash: string, linkId: string, roomId: string | null, now: number) {
-  return db
-    .selectFrom('visits')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('link_id', '=', linkId)
-    .where('room_id', roomId === null ? 'is' : '=', roomId)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  return visitsOfToken(db, tokenHash, linkId, roomId).where('expires_at', '>', now).executeTakeFirst();
 }
 
-/** The visit whose view session of the link has ended (its latest), for the reading time reported after its end. */
+/** The token's latest visit whose view session of the link has ended, for the reading time reported after its end. */
 export function findEndedSession(db: Executor, tokenHash: string, linkId: string, roomId: string | null, now: number) {
-  return db
-    .selectFrom('visits')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('link_id', '=', linkId)
-    .where('room_id', roomId === null ? 'is' : '=', roomId)
+  return visitsOfToken(db, tokenHash, linkId, roomId)
     .where('session_started_at', 'is not', null)
     .where('expires_at', '<=', now)
     .orderBy('expires_at', 'desc')
