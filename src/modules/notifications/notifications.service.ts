@@ -80,12 +80,10 @@ export function createNotifications(deps: {
     portalCode: (portal: PortalRow, email: string, code: string, executor: Executor) =>
       send(portal, email, 'otpCode', { documentName: portal.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),
 
-    async accessRequested(link: LinkRow, request: AccessRequestNotice, executor: Executor) {
-      const owner = await accounts.byId(link.account_id, executor);
-      if (!owner) return;
-      await send(
+    accessRequested: (link: LinkRow, request: AccessRequestNotice, to: string, executor: Executor) =>
+      send(
         link,
-        owner.email,
+        to,
         'accessRequested',
         {
           documentName: link.name,
@@ -97,8 +95,7 @@ export function createNotifications(deps: {
           reviewUrl: `${publicUrl}/app/requests`,
         },
         executor,
-      );
-    },
+      ),
 
     /** One mail rendered once, queued to each recipient in one transaction: all of them or none. */
     async documentShared(link: LinkRow, recipients: string[], viewerUrl: string, message: string | null) {

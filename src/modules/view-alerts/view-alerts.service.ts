@@ -55,7 +55,8 @@ export interface ViewAlertMailer {
 
 /**
  * Tells a link's maker (else, or once they left, the account's address) who opened it: one e-mail per visitor and
- * link per hour, or, when the account asks, one digest per day of the previous UTC day's views.
+ * link per hour, or, when the account asks, one digest per day of the previous UTC day's views. Who hears of a
+ * link's visitors (`recipientOf`) is decided here for the other mails about them too (access requests).
  */
 export function createViewAlertsService(deps: {
   db: Db;
@@ -136,6 +137,7 @@ export function createViewAlertsService(deps: {
 
   return {
     mode: (accountId: number) => modeOf(accountId),
+    recipientOf,
 
     async setMode(source: ChangeSource, mode: ViewAlertMode): Promise<ViewAlertMode> {
       await db.transaction().execute(async (trx) => {

@@ -71,6 +71,26 @@ test("a maker who left the account, or was disabled, hears no more of their link
   }
 });
 
+test("an access request is mailed to whoever hears of the link's visitors: its maker, else the account's address", async (t) => {
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
+  const { accountId, email: accountEmail, http } = await app.createAccount('professional');
+  const maker = await signedInPerson(app, accountId, 'member');
+  const made = await maker.client.post('/api/upload', uploadForm('terms', 'Member terms.txt', { requiresApproval: '1' }));
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const byKey = await createLink(http, 'k', 'Key terms.txt', { requiresApproval: '1' });
+
+  for (const linkId of [made.body.id as string, byKey]) {
+    const visitor = new VisitorClient(app.url);
+    await visitor.get(`/v/${linkId}`);
+    assert.equal((await visitor.post(`/v/${linkId}/access`, { email: 'ana@example.org' })).status, 303);
+  }
+  const request = await smtp.waitFor(maker.email, (mail) => mail.subject.includes('Member terms.txt'));
+  assert.match(request.subject, /is asking to view/);
+  await smtp.waitFor(accountEmail, (mail) => mail.subject.includes('Key terms.txt'));
+  assert.ok(!smtp.received.some((mail) => mail.to.includes(accountEmail) && mail.subject.includes('Member terms.txt')), 'not the account too');
+});
+
 test("a link's views are mailed one by one up to 20 an hour; the rest wait for the daily digest, so invented addresses cannot flood the maker", async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

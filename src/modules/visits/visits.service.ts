@@ -96,7 +96,8 @@ export type GateState =
 export interface Notifications {
   /** Both queue their mail on `executor`, the transaction of the change they tell about. */
   otpCode(link: LinkRow, email: string, code: string, executor: Executor): Promise<void>;
-  accessRequested(link: LinkRow, request: AccessRequestNotice, executor: Executor): Promise<void>;
+  /** `to`: who hears of the link's visitors. */
+  accessRequested(link: LinkRow, request: AccessRequestNotice, to: string, executor: Executor): Promise<void>;
 }
 
 /** An access request as its link's owner is told of it: `emailVerified` when a one-time code proved the address. */
@@ -204,7 +205,7 @@ export function createVisitsService(deps: {
   events: EventRecorder;
   accessRequests: Pick<AccessRequestRecords, 'find' | 'open'>;
   blockList: Pick<BlockListService, 'refuses'>;
-  viewAlerts: Pick<ViewAlertsService, 'viewOpened'>;
+  viewAlerts: Pick<ViewAlertsService, 'viewOpened' | 'recipientOf'>;
   agreements: Pick<AgreementsService, 'forVisitor' | 'accept'>;
   tallies: ViewTallies;
   /**
@@ -622,7 +623,8 @@ export function createVisitsService(deps: {
           linkId: link.id,
           payload: { linkName: link.name, ...address, ip: visitor.ip },
         });
-        await notify.accessRequested(link, { id, ...address, visitorIp: visitor.ip }, trx);
+        const to = await viewAlerts.recipientOf(link, trx);
+        if (to) await notify.accessRequested(link, { id, ...address, visitorIp: visitor.ip }, to, trx);
       });
       return token;
     },
