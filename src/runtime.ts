@@ -325,6 +325,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     downloads,
     sellers: stripeConnect,
     notify: notifications,
+    viewAlerts,
     events,
     log,
   });

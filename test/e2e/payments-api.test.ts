@@ -283,7 +283,7 @@ test('the completed webhook records one purchase and sends one receipt, however 
   const smtp = await startSmtp(t);
   const { app, stripe } = await startAppWithStripe(t, { env: { SMTP_URL: smtp.url } });
   const content = randomBytes(3000);
-  const { linkId } = await sellerWithPaidLink(app, stripe, content);
+  const { owner, linkId } = await sellerWithPaidLink(app, stripe, content);
   const { sessionId } = await startCheckout(app, linkId, 'receipt@example.net');
 
   // Stripe may deliver an event more than once, even at the same time.
@@ -296,6 +296,12 @@ test('the completed webhook records one purchase and sends one receipt, however 
   assert.match(mail.text, /€12\.00/);
   await app.runtime.mailer.drain();
   assert.equal(smtp.received.filter((m) => m.to.includes('receipt@example.net')).length, 1, 'one e-mail');
+  // The seller hears of it once: the link was made with a key, so at the account's address.
+  const sale = await smtp.waitFor(owner.email, (m) => m.subject.includes('was bought'));
+  assert.equal(sale.subject, '“report.dat” was bought for €12.00');
+  assert.match(sale.text, /receipt@example\.net/);
+  assert.ok(sale.text.includes(`${app.runtime.config.publicUrl}/app/documents/${linkId}/analytics`));
+  assert.equal(smtp.received.filter((m) => m.to.includes(owner.email) && m.subject.includes('was bought')).length, 1, 'one sale e-mail');
   const db = app.runtime.database.db;
   const purchases = await db.selectFrom('purchases').selectAll().where('link_id', '=', linkId).execute();
   assert.equal(purchases.length, 1, 'one purchase');

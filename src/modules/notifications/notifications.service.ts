@@ -34,6 +34,7 @@ export function createNotifications(deps: {
   accounts: Pick<AccountRecords, 'byId'>;
 }): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier & ViewAlertMailer {
   const { db, clock, publicUrl, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
+  const linkAnalyticsUrl = (linkId: string) => `${publicUrl}/app/documents/${encodeURIComponent(linkId)}/analytics`;
 
   /** Renders `kind` in the language and brand of the sender's account. */
   async function render<K extends MailKind>(sender: { account_id: number }, kind: K, data: (brand: Brand) => MailData[K], executor: Executor) {
@@ -124,15 +125,23 @@ export function createNotifications(deps: {
 
     // To the people of the account, through its own SMTP like the other mail about its documents.
     viewAlert: (accountId, to, { linkId, ...data }, executor) =>
-      send(
-        { account_id: accountId },
-        to,
-        'viewAlert',
-        { ...data, analyticsUrl: `${publicUrl}/app/documents/${encodeURIComponent(linkId)}/analytics` },
-        executor,
-      ),
+      send({ account_id: accountId }, to, 'viewAlert', { ...data, analyticsUrl: linkAnalyticsUrl(linkId) }, executor),
     viewDigest: (accountId, to, data, executor) =>
       send({ account_id: accountId }, to, 'viewDigest', { ...data, analyticsUrl: `${publicUrl}/app/analytics` }, executor),
+
+    saleMade: (link: LinkRow, sale: { email: string; amount: number; currency: string }, to: string, executor: Executor) =>
+      send(
+        link,
+        to,
+        'saleMade',
+        {
+          documentName: link.name,
+          buyerEmail: sale.email,
+          amountFormatted: formatPrice(sale.amount, sale.currency),
+          analyticsUrl: linkAnalyticsUrl(link.id),
+        },
+        executor,
+      ),
 
     purchaseReceipt: (link: LinkRow, receipt: PurchaseReceipt, executor: Executor) =>
       send(

@@ -5,6 +5,7 @@ import { badRequest, serviceUnavailable } from '../../core/errors.js';
 import type { DownloadsService } from '../downloads/downloads.service.js';
 import type { EventRecorder } from '../events/events.service.js';
 import type { LinksService } from '../links/links.service.js';
+import type { ViewAlertsService } from '../view-alerts/view-alerts.service.js';
 import { paidAsPriced, PURCHASE_DOWNLOADS, PURCHASE_WINDOW_MS, purchaseOf, receiptDownloadPath } from './checkout.service.js';
 import type { StripeConnect } from './connect.service.js';
 import { claimStripeEvent, endPurchasesPaidBy, insertPurchase, markPurchaseFulfilled } from './payments.repo.js';
@@ -22,6 +23,8 @@ export interface PurchaseReceipt {
 /** The buyer's receipt, queued in the caller's transaction: every read it makes goes through `db` too (SQLite has one connection). */
 export interface PurchaseNotifier {
   purchaseReceipt(link: LinkRow, receipt: PurchaseReceipt, db: Executor): Promise<void>;
+  /** `to`: who hears of the link's visitors. */
+  saleMade(link: LinkRow, sale: { email: string; amount: number; currency: string }, to: string, db: Executor): Promise<void>;
 }
 
 /** Stripe's webhook: verified against the raw body, each event acted on exactly once. */
@@ -36,10 +39,11 @@ export function createStripeWebhook(deps: {
   downloads: Pick<DownloadsService, 'issuePurchaseToken'>;
   sellers: Pick<StripeConnect, 'applyAccountUpdate'>;
   notify: PurchaseNotifier;
+  viewAlerts: Pick<ViewAlertsService, 'recipientOf'>;
   events: EventRecorder;
   log: { error(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }) {
-  const { db, clock, stripe, publicUrl, links, downloads, sellers, notify, events, log } = deps;
+  const { db, clock, stripe, publicUrl, links, downloads, sellers, notify, viewAlerts, events, log } = deps;
   const secrets = (deps.webhookSecret ?? '')
     .split(',')
     .map((secret) => secret.trim())
@@ -111,6 +115,8 @@ export function createStripeWebhook(deps: {
         },
         trx,
       );
+      const seller = await viewAlerts.recipientOf(link, trx);
+      if (seller) await notify.saleMade(link, { email: purchase.email, amount: purchase.amount, currency: purchase.currency }, seller, trx);
       await events.record(trx, {
         accountId: link.account_id,
         type: 'purchase.completed',

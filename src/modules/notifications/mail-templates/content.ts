@@ -153,6 +153,29 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
     ]);
   },
 
+  saleMade(strings, raw) {
+    const s = strings.saleMade;
+    const data = {
+      ...raw,
+      documentName: oneLine(raw.documentName),
+      buyerEmail: oneLine(raw.buyerEmail),
+      amountFormatted: oneLine(raw.amountFormatted),
+    };
+    return compose(s, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      {
+        kind: 'facts',
+        rows: [
+          [s.labels.buyer, data.buyerEmail],
+          [s.labels.document, data.documentName],
+          [s.labels.amount, data.amountFormatted],
+        ],
+      },
+      ...button(s.button, raw.analyticsUrl),
+      { kind: 'note', text: s.footer },
+    ]);
+  },
+
   invitation(strings, raw) {
     const s = strings.invitation;
     const data = { ...raw, accountName: oneLine(raw.accountName), inviterName: oneLine(raw.inviterName) };

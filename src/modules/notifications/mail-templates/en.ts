@@ -67,6 +67,15 @@ export const en: MailStrings = {
       `${d.validDays === 1 ? 'within the next 24 hours' : `over the next ${d.validDays} days`}.`,
     keepSafe: 'Keep this email and don’t forward it: anyone with the link can download the file.',
   },
+  saleMade: {
+    subject: (d) => `${q(d.documentName)} was bought for ${d.amountFormatted}`,
+    preheader: (d) => `Bought by ${d.buyerEmail}.`,
+    heading: 'You made a sale',
+    intro: (d) => `${d.buyerEmail} bought ${q(d.documentName)} for ${d.amountFormatted}.`,
+    labels: { buyer: 'Buyer', document: 'Document', amount: 'Amount' },
+    button: 'Open its analytics',
+    footer: 'The buyer has a receipt with their download link. The payment goes to your connected Stripe account.',
+  },
   invitation: {
     subject: (d) => `${d.inviterName} invited you to join ${d.accountName} on linkvault`,
     preheader: (d) => `Join as ${EN_ROLES[d.role]}.`,

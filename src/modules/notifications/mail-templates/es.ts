@@ -68,6 +68,15 @@ export const es: MailStrings = {
       `durante ${d.validDays === 1 ? 'las próximas 24 horas' : `los próximos ${d.validDays} días`}.`,
     keepSafe: 'Guarda este correo y no lo reenvíes: cualquiera que tenga el enlace podrá descargar el archivo.',
   },
+  saleMade: {
+    subject: (d) => `${q(d.documentName)} se vendió por ${d.amountFormatted}`,
+    preheader: (d) => `Lo compró ${d.buyerEmail}.`,
+    heading: 'Has hecho una venta',
+    intro: (d) => `${d.buyerEmail} compró ${q(d.documentName)} por ${d.amountFormatted}.`,
+    labels: { buyer: 'Comprador', document: 'Documento', amount: 'Importe' },
+    button: 'Abrir sus estadísticas',
+    footer: 'El comprador recibió un recibo con su enlace de descarga. El pago va a tu cuenta de Stripe conectada.',
+  },
   invitation: {
     subject: (d) => `${d.inviterName} te ha invitado a ${d.accountName} en linkvault`,
     preheader: (d) => `Únete como ${ES_ROLES[d.role]}.`,

@@ -73,6 +73,15 @@ export const fr: MailStrings = {
       `${d.validDays === 1 ? `dans les prochaines 24${NBSP}heures` : `dans les ${d.validDays} prochains jours`}.`,
     keepSafe: `Conservez cet e-mail et ne le transférez pas${NBSP}: toute personne disposant du lien peut télécharger le fichier.`,
   },
+  saleMade: {
+    subject: (d) => `${q(d.documentName)} a été acheté pour ${d.amountFormatted}`,
+    preheader: (d) => `Acheté par ${d.buyerEmail}.`,
+    heading: 'Vous avez fait une vente',
+    intro: (d) => `${d.buyerEmail} a acheté ${q(d.documentName)} pour ${d.amountFormatted}.`,
+    labels: { buyer: 'Acheteur', document: 'Document', amount: 'Montant' },
+    button: 'Ouvrir ses statistiques',
+    footer: 'L’acheteur a reçu un reçu avec son lien de téléchargement. Le paiement va sur votre compte Stripe connecté.',
+  },
   invitation: {
     subject: (d) => `${d.inviterName} vous invite à rejoindre ${d.accountName} sur linkvault`,
     preheader: (d) => `Rejoignez l’équipe ${AS_ROLE[d.role]}.`,

@@ -68,6 +68,15 @@ export const it: MailStrings = {
       `${d.validDays === 1 ? 'nelle prossime 24 ore' : `nei prossimi ${d.validDays} giorni`}.`,
     keepSafe: 'Conserva questa email e non inoltrarla: chiunque abbia il link può scaricare il file.',
   },
+  saleMade: {
+    subject: (d) => `${q(d.documentName)} è stato acquistato per ${d.amountFormatted}`,
+    preheader: (d) => `Acquistato da ${d.buyerEmail}.`,
+    heading: 'Hai fatto una vendita',
+    intro: (d) => `${d.buyerEmail} ha acquistato ${q(d.documentName)} per ${d.amountFormatted}.`,
+    labels: { buyer: 'Acquirente', document: 'Documento', amount: 'Importo' },
+    button: 'Apri le statistiche',
+    footer: 'L’acquirente ha ricevuto una ricevuta con il link per il download. Il pagamento va sul tuo account Stripe collegato.',
+  },
   invitation: {
     subject: (d) => `${d.inviterName} ti invita a unirti a ${d.accountName} su linkvault`,
     preheader: (d) => `Entra come ${IT_ROLES[d.role]}.`,

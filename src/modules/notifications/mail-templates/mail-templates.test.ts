@@ -37,6 +37,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
   accessApproved: { documentName: 'Q3 Board Deck', viewerUrl },
   accessDenied: { documentName: 'Q3 Board Deck' },
   purchaseReceipt: { documentName: 'Q3 Board Deck', amountFormatted: '€12.00', downloadUrl, downloadsAllowed: 5, validDays: 7 },
+  saleMade: { documentName: 'Q3 Board Deck', buyerEmail: 'ana@example.org', amountFormatted: '€12.00', analyticsUrl },
   invitation: { accountName: 'Acme', inviterName: 'ada@example.com', role: 'admin', acceptUrl: viewerUrl, days: 7 },
   magicLink: { url: viewerUrl, minutes: 15 },
   passwordReset: { url: viewerUrl, minutes: 15 },
@@ -74,6 +75,7 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
   },
   accessDenied: { en: 'was declined', es: 'Se ha denegado', fr: 'a été refusée', pt: 'foi recusada', it: 'è stata rifiutata' },
   purchaseReceipt: { en: 'receipt', es: 'Recibo de tu compra', fr: 'Votre reçu', pt: 'Recibo da sua compra', it: 'Ricevuta' },
+  saleMade: { en: 'was bought for', es: 'se vendió por', fr: 'a été acheté pour', pt: 'foi comprado por', it: 'è stato acquistato per' },
   invitation: {
     en: 'invited you to join Acme',
     es: 'te ha invitado a Acme',
@@ -160,6 +162,13 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     pt: '…e mais 3 visualizações',
     it: '…e 3 altre visualizzazioni',
   },
+  saleMade: {
+    en: 'You made a sale',
+    es: 'Has hecho una venta',
+    fr: 'Vous avez fait une vente',
+    pt: 'Você fez uma venda',
+    it: 'Hai fatto una vendita',
+  },
   purchaseReceipt: {
     en: 'up to 5 times over the next 7 days',
     es: 'hasta 5 veces durante los próximos 7 días',
@@ -192,6 +201,7 @@ function keyValues(kind: MailKind): string[] {
   if (kind === 'otpCode') values.push('482913');
   if (kind === 'documentShared' || kind === 'accessApproved') values.push(viewerUrl);
   if (kind === 'purchaseReceipt') values.push(downloadUrl, '€12.00');
+  if (kind === 'saleMade') values.push('ana@example.org', '€12.00', analyticsUrl);
   if (kind === 'viewAlert') values.push('ana@example.org', '2026-11-24 18:42 UTC');
   if (kind === 'viewDigest') values.push('ana@example.org', 'Term sheet', '203.0.113.x', '17:40 UTC');
   if (kind === 'accessRequested') {

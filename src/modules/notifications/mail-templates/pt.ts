@@ -69,6 +69,15 @@ export const pt: MailStrings = {
       `${d.validDays === 1 ? 'nas próximas 24 horas' : `nos próximos ${d.validDays} dias`}.`,
     keepSafe: 'Guarde este e-mail e não o encaminhe: qualquer pessoa com o link pode baixar o arquivo.',
   },
+  saleMade: {
+    subject: (d) => `${q(d.documentName)} foi comprado por ${d.amountFormatted}`,
+    preheader: (d) => `Comprado por ${d.buyerEmail}.`,
+    heading: 'Você fez uma venda',
+    intro: (d) => `${d.buyerEmail} comprou ${q(d.documentName)} por ${d.amountFormatted}.`,
+    labels: { buyer: 'Comprador', document: 'Documento', amount: 'Valor' },
+    button: 'Abrir as estatísticas',
+    footer: 'O comprador recebeu um recibo com o link de download. O pagamento vai para a sua conta Stripe conectada.',
+  },
   invitation: {
     subject: (d) => `${d.inviterName} convidou você para ${d.accountName} no linkvault`,
     preheader: (d) => `Entre como ${PT_ROLES[d.role]}.`,

@@ -32,6 +32,15 @@ export interface MailData {
     downloadsAllowed: number;
     validDays: number;
   };
+  /** To whoever hears of the link's visitors: a buyer paid for its download. */
+  saleMade: {
+    documentName: string;
+    buyerEmail: string;
+    /** Already formatted with its currency, e.g. "€12.00". */
+    amountFormatted: string;
+    /** The link's analytics on the dashboard. */
+    analyticsUrl: string;
+  };
   invitation: { accountName: string; inviterName: string; role: 'owner' | 'admin' | 'member'; acceptUrl: string; days: number };
   magicLink: { url: string; minutes: number };
   passwordReset: { url: string; minutes: number };
@@ -130,6 +139,17 @@ export interface MailStrings {
     button: string;
     limits: Phrase<'purchaseReceipt'>;
     keepSafe: string;
+  };
+  saleMade: {
+    subject: Phrase<'saleMade'>;
+    preheader: Phrase<'saleMade'>;
+    heading: string;
+    intro: Phrase<'saleMade'>;
+    labels: { buyer: string; document: string; amount: string };
+    /** Opens the link's analytics. */
+    button: string;
+    /** What the buyer got, and where the money goes. */
+    footer: string;
   };
   invitation: {
     subject: Phrase<'invitation'>;
