@@ -56,7 +56,7 @@ export interface ViewAlertMailer {
 /**
  * Tells a link's maker (else, or once they left, the account's address) who opened it: one e-mail per visitor and
  * link per hour, or, when the account asks, one digest per day of the previous UTC day's views. Who hears of a
- * link's visitors (`recipientOf`) is decided here for the other mails about them too (access requests).
+ * link's visitors (`recipientOf`) is decided here for the other mails about them too (access requests, sales).
  */
 export function createViewAlertsService(deps: {
   db: Db;
