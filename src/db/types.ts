@@ -568,6 +568,8 @@ export interface UsersTable {
   created_at: number;
   last_sign_in_at: number | null;
   disabled_at: number | null;
+  /** 1: no e-mail about the views of the links this person made (0043) */
+  view_alerts_muted: Generated<number>;
 }
 
 export interface MembershipsTable {

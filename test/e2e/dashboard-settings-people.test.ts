@@ -101,6 +101,22 @@ test('profile: a person changes their own name, which the header and GET /api/me
   assert.equal((await http.patch('/api/me', { name: 'Key holder' })).status, 403, 'an API key has no person to rename');
 });
 
+test('profile: a person turns off e-mail about views of their links, saved as it is switched and kept after a reload', async (t) => {
+  const app = await startApp(t);
+  const { page, client } = await signedInDashboard(t, app, { role: 'member' });
+  await openSection(page, app, 'profile');
+  const choice = page.getByLabel('E-mail me when someone views my links');
+  assert.equal(await choice.isChecked(), true, 'on by default');
+  const saved = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/me' && response.request().method() === 'PATCH');
+  await choice.click();
+  assert.equal((await saved).status(), 200);
+  await page.getByText('You will not be e-mailed about views any more').waitFor();
+  assert.equal((await client.get('/api/me')).body.user.viewAlerts, false);
+  await page.reload();
+  assert.equal(await page.getByLabel('E-mail me when someone views my links').isChecked(), false);
+  await checkScreen(page, 'settings-profile-view-alerts');
+});
+
 test("password: a wrong current password shows the API's sentence beside the field", async (t) => {
   const app = await startApp(t);
   const { page } = await signedInDashboard(t, app, { role: 'member' });

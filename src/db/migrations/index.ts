@@ -41,6 +41,7 @@ import * as totpLastStep from './0039-totp-last-step.js';
 import * as purchasePool from './0040-purchase-pool.js';
 import * as portalVisits from './0041-portal-visits.js';
 import * as downloadTokenExpiry from './0042-download-token-expiry.js';
+import * as viewAlertsMuted from './0043-view-alerts-muted.js';
 
 /** Every migration, in order. Listed statically so they run the same from tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '0040-purchase-pool': purchasePool,
   '0041-portal-visits': portalVisits,
   '0042-download-token-expiry': downloadTokenExpiry,
+  '0043-view-alerts-muted': viewAlertsMuted,
 };
 
 export const migrationProvider: MigrationProvider = {

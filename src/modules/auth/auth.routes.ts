@@ -27,6 +27,9 @@ export const MeBody = Type.Object({
       name: Type.String(),
       twoFactor: Type.Boolean(),
       hasPassword: Type.Boolean({ description: 'false for a person who signs in only by single sign-on or e-mailed links' }),
+      viewAlerts: Type.Boolean({
+        description: "whether the person is e-mailed about views of the links they made (the account's view alert mode says how often)",
+      }),
     }),
     Type.Null(),
   ]),
@@ -301,12 +304,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
       schema: {
         tags,
         operationId: 'updateMe',
-        summary: "Change the signed-in person's name; answers as GET /api/me",
-        body: Type.Object({ name: Name }),
+        summary: "Change the signed-in person's name, or whether they are e-mailed about views of their links; answers as GET /api/me",
+        body: Type.Object({ name: Type.Optional(Name), viewAlerts: Type.Optional(Type.Boolean()) }, { minProperties: 1 }),
         response: { 200: MeBody, ...authErrors, 422: ErrorBody },
       },
     },
-    async (request) => auth.rename(principalOf(request), request.body.name, clientOf(request)),
+    async (request) => auth.updateMe(principalOf(request), request.body, clientOf(request)),
   );
 
   app.get(

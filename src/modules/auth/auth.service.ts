@@ -423,19 +423,24 @@ export function createAuthService(deps: {
     },
 
     /** The signed-in person's name, as members, invitations and the audit log show it. */
-    async rename(principal: Principal, name: string, client: Client) {
+    /** The signed-in person's own settings: their name, and whether they hear of views of their links. */
+    async updateMe(principal: Principal, changes: { name?: string; viewAlerts?: boolean }, client: Client) {
       if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
       const person = await users.byId(principal.actor.id);
       if (!person) throw unauthorized('Your session has ended: sign in again');
-      const trimmed = name.trim();
+      const trimmed = changes.name?.trim();
       if (trimmed === '') throw unprocessable('A name cannot be blank');
+      const source = sourceFor(person, principal.accountId, client);
+      const target = { type: 'user', id: person.id } as const;
       await db.transaction().execute(async (trx) => {
-        await users.rename(person.id, trimmed, trx);
-        await audit.record(
-          sourceFor(person, principal.accountId, client),
-          { action: 'user.renamed', target: { type: 'user', id: person.id }, details: { from: person.name, to: trimmed } },
-          trx,
-        );
+        if (trimmed !== undefined && trimmed !== person.name) {
+          await users.rename(person.id, trimmed, trx);
+          await audit.record(source, { action: 'user.renamed', target, details: { from: person.name, to: trimmed } }, trx);
+        }
+        if (changes.viewAlerts !== undefined && changes.viewAlerts !== (person.view_alerts_muted === 0)) {
+          await users.setViewAlerts(person.id, changes.viewAlerts, trx);
+          await audit.record(source, { action: 'user.view_alerts_changed', target, details: { viewAlerts: changes.viewAlerts } }, trx);
+        }
       });
       return this.me(principal);
     },
@@ -533,6 +538,7 @@ export function createAuthService(deps: {
           name: user.name,
           twoFactor: user.totp_confirmed_at !== null,
           hasPassword: user.password_hash !== null,
+          viewAlerts: user.view_alerts_muted === 0,
         },
         account: { id: principal.accountId, name: account?.name ?? account?.email ?? '', plan: principal.plan },
         role: principal.role,

@@ -39,7 +39,9 @@ export async function anyUserExists(db: Executor): Promise<boolean> {
 export async function updateUser(
   db: Executor,
   id: number,
-  changes: Partial<Pick<UserRow, 'name' | 'password_hash' | 'totp_secret' | 'totp_confirmed_at' | 'last_sign_in_at' | 'disabled_at'>>,
+  changes: Partial<
+    Pick<UserRow, 'name' | 'password_hash' | 'totp_secret' | 'totp_confirmed_at' | 'last_sign_in_at' | 'disabled_at' | 'view_alerts_muted'>
+  >,
 ): Promise<boolean> {
   const result = await db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst();
   return result.numUpdatedRows > 0n;

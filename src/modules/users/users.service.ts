@@ -76,6 +76,8 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
     },
 
     rename: (userId: number, name: string, executor: Executor = db) => updateUser(executor, userId, { name }),
+    /** Whether the person is e-mailed about the views of the links they made. */
+    setViewAlerts: (userId: number, on: boolean, executor: Executor = db) => updateUser(executor, userId, { view_alerts_muted: on ? 0 : 1 }),
 
     recordSignIn: (userId: number, executor: Executor = db) => updateUser(executor, userId, { last_sign_in_at: clock() }),
 

@@ -55,8 +55,9 @@ export interface ViewAlertMailer {
 
 /**
  * Tells a link's maker (else, or once they left, the account's address) who opened it: one e-mail per visitor and
- * link per hour, or, when the account asks, one digest per day of the previous UTC day's views. Who hears of a
- * link's visitors (`recipientOf`) is decided here for the other mails about them too (access requests, sales).
+ * link per hour, or, when the account asks, one digest per day of the previous UTC day's views; nothing to a person
+ * who asked for no such e-mail (`PATCH /api/me {viewAlerts: false}`). Who hears of a link's visitors (`recipientOf`)
+ * is decided here for the other mails about them too (access requests, sales), which that choice does not stop.
  */
 export function createViewAlertsService(deps: {
   db: Db;
@@ -84,11 +85,24 @@ export function createViewAlertsService(deps: {
     return (await isEnabledMember(maker, link.account_id, executor)) ? maker!.email : (await accounts.byId(link.account_id, executor))?.email;
   }
 
-  /** Where views kept for `recipient` are told now: a maker who left or was disabled since hears no more, the account's address does. */
-  async function recipientNow(accountId: number, recipient: string): Promise<string> {
+  /** Who hears of the views of `link`: no one when that person asked for no such e-mail. */
+  async function viewRecipientOf(link: Pick<LinkRow, 'account_id' | 'created_by'>, executor: Executor): Promise<string | undefined> {
+    const recipient = await recipientOf(link, executor);
+    return recipient && !(await mutedBy(recipient, executor)) ? recipient : undefined;
+  }
+
+  /** Whether `address` is that of a person who asked for no e-mail about views, whichever link they are of. */
+  const mutedBy = async (address: string, executor: Executor = db) => (await users.byEmail(address, executor))?.view_alerts_muted === 1;
+
+  /**
+   * Where views kept for `recipient` are told now: a maker who left or was disabled since hears no more, the
+   * account's address does; undefined once the one told asked for no such e-mail.
+   */
+  async function recipientNow(accountId: number, recipient: string): Promise<string | undefined> {
     const account = await accounts.byId(accountId, db);
-    if (!account || account.email === recipient || (await isEnabledMember(await users.byEmail(recipient), accountId))) return recipient;
-    return account.email;
+    const told =
+      !account || account.email === recipient || (await isEnabledMember(await users.byEmail(recipient), accountId)) ? recipient : account.email;
+    return (await mutedBy(told)) ? undefined : told;
   }
 
   /**
@@ -101,12 +115,13 @@ export function createViewAlertsService(deps: {
     for (;;) {
       const waiting = await listDigestRecipients(db, today, DIGEST_BATCH);
       if (waiting.length === 0) break;
-      // Views kept for a maker who has left since go to the account's address, with its own.
-      const digests = new Map<string, { accountId: number; to: string; recipients: string[]; from: number }>();
+      // Views kept for a maker who has left since go to the account's address, with its own; views kept
+      // for someone who has since asked for no such e-mail (`to` undefined) are marked told, and not mailed.
+      const digests = new Map<string, { accountId: number; to: string | undefined; recipients: string[]; from: number }>();
       for (const { account_id: accountId, recipient, first_viewed_at: first } of waiting) {
         const to = await recipientNow(accountId, recipient);
         const from = Math.floor(Number(first) / DAY_MS) * DAY_MS;
-        const key = `${accountId}\u0000${to}\u0000${from}`;
+        const key = `${accountId}\u0000${to ?? ''}\u0000${from}`;
         const digest = digests.get(key) ?? { accountId, to, recipients: [], from };
         digest.recipients.push(recipient);
         digests.set(key, digest);
@@ -117,7 +132,7 @@ export function createViewAlertsService(deps: {
           const listed = await listDigestViews(trx, day, DIGEST_LISTED);
           const taken = await markDigested(trx, day);
           // Another replica took them first: no second digest.
-          if (taken === 0) return false;
+          if (taken === 0 || to === undefined) return false;
           const views = listed.slice(0, taken).map((row) => ({
             documentName: row.document_name,
             visitor: row.visitor,
@@ -158,7 +173,7 @@ export function createViewAlertsService(deps: {
       const label = visitor.email ?? maskIp(visitor.ip);
       const addressUnverified = visitor.email !== null && !visitor.emailVerified;
       if (await alertedSince(trx, link.id, label, now - HOUR_MS)) return;
-      const recipient = await recipientOf(link, trx);
+      const recipient = await viewRecipientOf(link, trx);
       if (!recipient) return;
       const daily =
         (await modeOf(link.account_id, trx)) === 'daily' ||

@@ -91,6 +91,46 @@ test("an access request is mailed to whoever hears of the link's visitors: its m
   assert.ok(!smtp.received.some((mail) => mail.to.includes(accountEmail) && mail.subject.includes('Member terms.txt')), 'not the account too');
 });
 
+test('a person who asks for no view e-mails gets none, one by one or in a digest; access requests still reach them', async (t) => {
+  const smtp = await startSmtp(t);
+  let now = Date.UTC(2026, 10, 24, 9, 0);
+  const app = await startApp(t, { clock: () => now, env: { SMTP_URL: smtp.url } });
+  const { accountId, http } = await app.createAccount('professional');
+  const maker = await signedInPerson(app, accountId, 'member');
+  assert.equal((await maker.client.get('/api/me')).body.user.viewAlerts, true, 'on by default');
+  assert.equal((await maker.client.patch('/api/me', {})).status, 400, 'nothing to change');
+  const muted = await maker.client.patch('/api/me', { viewAlerts: false });
+  assert.equal(muted.status, 200, JSON.stringify(muted.body));
+  assert.equal(muted.body.user.viewAlerts, false);
+  const made = await maker.client.post('/api/upload', uploadForm('deck', 'Muted deck.txt', { requireEmail: '1' }));
+  const gated = await maker.client.post('/api/upload', uploadForm('terms', 'Gated terms.txt', { requiresApproval: '1' }));
+  const linkId: string = made.body.id;
+
+  await opens(app.url, linkId, 'ana@example.org');
+  const visitor = new VisitorClient(app.url);
+  await visitor.get(`/v/${gated.body.id}`);
+  assert.equal((await visitor.post(`/v/${gated.body.id}/access`, { email: 'bo@example.org' })).status, 303);
+  await smtp.waitFor(maker.email, (mail) => mail.subject.includes('Gated terms.txt'));
+  await app.runtime.mailer.drain();
+  assert.deepEqual(
+    smtp.received.filter((mail) => mail.to.includes(maker.email)).map((mail) => mail.subject),
+    ['bo@example.org (not verified) is asking to view “Gated terms.txt”'],
+    'the access request only',
+  );
+
+  // Views waiting for a digest when the person asks for no more are not mailed, then or later.
+  assert.deepEqual((await http.put('/api/view-alerts', { mode: 'daily' })).body, { mode: 'daily' });
+  assert.equal((await maker.client.patch('/api/me', { viewAlerts: true })).body.user.viewAlerts, true);
+  await opens(app.url, linkId, 'cy@example.org');
+  assert.equal((await maker.client.patch('/api/me', { viewAlerts: false })).status, 200);
+  now = Date.UTC(2026, 10, 25, 0, 5);
+  assert.equal(await app.runtime.services.viewAlerts.sendDigests(), 0);
+  assert.equal((await maker.client.patch('/api/me', { viewAlerts: true })).status, 200);
+  assert.equal(await app.runtime.services.viewAlerts.sendDigests(), 0, 'those views were marked told');
+  const audit = await app.runtime.database.db.selectFrom('audit_log').select('details').where('action', '=', 'user.view_alerts_changed').execute();
+  assert.equal(audit.length, 4);
+});
+
 test("a link's views are mailed one by one up to 20 an hour; the rest wait for the daily digest, so invented addresses cannot flood the maker", async (t) => {
   const smtp = await startSmtp(t);
   const app = await startApp(t, { env: { SMTP_URL: smtp.url } });

@@ -93,7 +93,7 @@ export const en: MailStrings = {
     labels: { visitor: 'Visitor', document: 'Document', time: 'Time' },
     button: 'Open its analytics',
     footer:
-      'You get one such email per visitor and document per hour. To stop them for this document, turn off “E-mail me when someone views” in its settings on the dashboard; for one digest a day instead, change View alerts under Settings › Sharing policy.',
+      'You get one such email per visitor and document per hour. To stop them for this document, turn off “E-mail me when someone views” in its settings on the dashboard, or for all of yours under Settings › Profile; for one digest a day instead, change View alerts under Settings › Sharing policy.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'view', 'views')} of your documents on ${d.day}`,

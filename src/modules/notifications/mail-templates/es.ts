@@ -94,7 +94,7 @@ export const es: MailStrings = {
     labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
     button: 'Abrir sus estadísticas',
     footer:
-      'Recibes un correo así por visitante y documento cada hora. Para dejar de recibirlos de este documento, desactiva el aviso en sus ajustes del panel; para un resumen al día, cambia los avisos de visitas en los ajustes de compartir de la cuenta.',
+      'Recibes un correo así por visitante y documento cada hora. Para dejar de recibirlos de este documento, desactiva el aviso en sus ajustes del panel, o de todos los tuyos en tu perfil; para un resumen al día, cambia los avisos de visitas en los ajustes de compartir de la cuenta.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visita', 'visitas')} a tus documentos el ${d.day}`,

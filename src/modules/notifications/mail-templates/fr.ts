@@ -99,7 +99,7 @@ export const fr: MailStrings = {
     labels: { visitor: 'Visiteur', document: 'Document', time: 'Heure' },
     button: 'Ouvrir ses statistiques',
     footer:
-      'Vous recevez un tel e-mail par visiteur et par document toutes les heures au plus. Pour les arrêter pour ce document, désactivez l’alerte dans ses réglages sur le tableau de bord ; pour un résumé par jour à la place, changez les alertes de consultation dans les réglages de partage du compte.',
+      'Vous recevez un tel e-mail par visiteur et par document toutes les heures au plus. Pour les arrêter pour ce document, désactivez l’alerte dans ses réglages sur le tableau de bord, ou pour tous les vôtres dans votre profil ; pour un résumé par jour à la place, changez les alertes de consultation dans les réglages de partage du compte.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'consultation', 'consultations')} de vos documents le ${d.day}`,

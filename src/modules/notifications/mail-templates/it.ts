@@ -94,7 +94,7 @@ export const it: MailStrings = {
     labels: { visitor: 'Visitatore', document: 'Documento', time: 'Ora' },
     button: 'Apri le statistiche',
     footer:
-      'Ricevi un’e-mail così per visitatore e documento al massimo ogni ora. Per non riceverle più per questo documento, disattiva l’avviso nelle sue impostazioni sulla dashboard; per un riepilogo al giorno, cambia gli avvisi di visualizzazione nelle impostazioni di condivisione dell’account.',
+      'Ricevi un’e-mail così per visitatore e documento al massimo ogni ora. Per non riceverle più per questo documento, disattiva l’avviso nelle sue impostazioni sulla dashboard, o per tutti i tuoi nel tuo profilo; per un riepilogo al giorno, cambia gli avvisi di visualizzazione nelle impostazioni di condivisione dell’account.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visualizzazione', 'visualizzazioni')} dei tuoi documenti il ${d.day}`,

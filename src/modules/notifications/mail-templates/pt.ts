@@ -95,7 +95,7 @@ export const pt: MailStrings = {
     labels: { visitor: 'Visitante', document: 'Documento', time: 'Hora' },
     button: 'Abrir as estatísticas',
     footer:
-      'Você recebe um e-mail assim por visitante e documento a cada hora, no máximo. Para não recebê-los deste documento, desative o alerta nas configurações dele no painel; para um resumo por dia, altere os alertas de visualização nas configurações de compartilhamento da conta.',
+      'Você recebe um e-mail assim por visitante e documento a cada hora, no máximo. Para não recebê-los deste documento, desative o alerta nas configurações dele no painel, ou de todos os seus no seu perfil; para um resumo por dia, altere os alertas de visualização nas configurações de compartilhamento da conta.',
   },
   viewDigest: {
     subject: (d) => `${plural(d.views.length + d.more, 'visualização', 'visualizações')} dos seus documentos em ${d.day}`,

@@ -224,19 +224,19 @@ export interface paths {
         /** Who is calling: the person (null with a key), account, role, accounts and CSRF token */
         get: operations["getMe"];
         /**
-         * Change the signed-in person's name; answers as GET /api/me
+         * Change the signed-in person's name, or whether they are e-mailed about views of their links; answers as GET /api/me
          * @description Alias of the canonical method.
          */
         put: operations["updateMeViaPut"];
         /**
-         * Change the signed-in person's name; answers as GET /api/me
+         * Change the signed-in person's name, or whether they are e-mailed about views of their links; answers as GET /api/me
          * @description Alias of the canonical method.
          */
         post: operations["updateMeViaPost"];
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the signed-in person's name; answers as GET /api/me */
+        /** Change the signed-in person's name, or whether they are e-mailed about views of their links; answers as GET /api/me */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -1573,6 +1573,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -1696,6 +1698,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -1921,6 +1925,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2280,6 +2286,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2401,6 +2409,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2514,6 +2524,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2709,6 +2721,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2789,7 +2803,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    name?: string;
+                    viewAlerts?: boolean;
                 };
             };
         };
@@ -2808,6 +2823,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -2899,7 +2916,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    name?: string;
+                    viewAlerts?: boolean;
                 };
             };
         };
@@ -2918,6 +2936,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;
@@ -3009,7 +3029,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    name?: string;
+                    viewAlerts?: boolean;
                 };
             };
         };
@@ -3028,6 +3049,8 @@ export interface operations {
                             twoFactor: boolean;
                             /** @description false for a person who signs in only by single sign-on or e-mailed links */
                             hasPassword: boolean;
+                            /** @description whether the person is e-mailed about views of the links they made (the account's view alert mode says how often) */
+                            viewAlerts: boolean;
                         } | null;
                         account: {
                             id: number;

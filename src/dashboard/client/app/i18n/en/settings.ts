@@ -88,6 +88,12 @@ export const settings = {
   'settings.profile.email': 'E-mail',
   'settings.profile.account': 'Account',
   'settings.profile.role': 'Role',
+  'settings.viewAlertsMine.title': 'E-mail about views',
+  'settings.viewAlertsMine.description':
+    "Sent when someone opens a link you made, as often as the account's view alert setting says. Access requests and sales still reach you.",
+  'settings.viewAlertsMine.label': 'E-mail me when someone views my links',
+  'settings.viewAlertsMine.on': 'You will be e-mailed about views of your links',
+  'settings.viewAlertsMine.off': 'You will not be e-mailed about views any more',
 
   'settings.password.title': 'Password',
   'settings.password.description': 'Changing it signs you out everywhere else.',

@@ -3,7 +3,7 @@ import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { useMe } from '../../session.js';
-import { FormError, TextField } from '../../ui/forms.js';
+import { FormError, TextField, Toggle } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
 import { succeeded } from './succeeded.js';
@@ -24,6 +24,7 @@ export function ProfileSection() {
           <dd>{t(`account.role.${me.role}`)}</dd>
         </dl>
       </Section>
+      {me.user && <ViewAlertsChoice on={me.user.viewAlerts} />}
       <PasswordForm />
     </>
   );
@@ -51,6 +52,23 @@ function NameForm({ name }: { name: string }) {
         {t('settings.profile.rename')}
       </button>
     </form>
+  );
+}
+
+/** Whether the person is e-mailed about views of the links they made; saved as it is switched. */
+function ViewAlertsChoice({ on }: { on: boolean }) {
+  const [checked, setChecked] = useState(on);
+  const save = useMutation((viewAlerts: boolean) => ok(api.PATCH('/api/me', { body: { viewAlerts } })), ['me']);
+  const change = async (viewAlerts: boolean) => {
+    setChecked(viewAlerts);
+    if (await save.run(viewAlerts)) toast(t(viewAlerts ? 'settings.viewAlertsMine.on' : 'settings.viewAlertsMine.off'));
+    else setChecked(!viewAlerts);
+  };
+  return (
+    <Section title={t('settings.viewAlertsMine.title')} description={t('settings.viewAlertsMine.description')}>
+      <Toggle label={t('settings.viewAlertsMine.label')} checked={checked} disabled={save.busy} onChange={(next) => void change(next)} />
+      <FormError message={save.error?.message} />
+    </Section>
   );
 }
 
