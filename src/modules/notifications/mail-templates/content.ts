@@ -38,6 +38,11 @@ function button(label: string, url: string): Block[] {
   return href ? [{ kind: 'button', label, url: href }] : [];
 }
 
+/** A message about one thing that happened: what, its facts, a button to see more, and a closing note. */
+function factsToSee(intro: string, rows: Array<[label: string, value: string]>, see: Block[], note: string): Block[] {
+  return [{ kind: 'paragraph', text: intro }, { kind: 'facts', rows }, ...see, { kind: 'note', text: note }];
+}
+
 interface Framing<D> {
   subject: (data: D) => string;
   preheader: (data: D) => string;
@@ -161,19 +166,12 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
       buyerEmail: oneLine(raw.buyerEmail),
       amountFormatted: oneLine(raw.amountFormatted),
     };
-    return compose(s, data, [
-      { kind: 'paragraph', text: s.intro(data) },
-      {
-        kind: 'facts',
-        rows: [
-          [s.labels.buyer, data.buyerEmail],
-          [s.labels.document, data.documentName],
-          [s.labels.amount, data.amountFormatted],
-        ],
-      },
-      ...button(s.button, raw.analyticsUrl),
-      { kind: 'note', text: s.footer },
-    ]);
+    const rows: Array<[string, string]> = [
+      [s.labels.buyer, data.buyerEmail],
+      [s.labels.document, data.documentName],
+      [s.labels.amount, data.amountFormatted],
+    ];
+    return compose(s, data, factsToSee(s.intro(data), rows, button(s.button, raw.analyticsUrl), s.footer));
   },
 
   invitation(strings, raw) {
@@ -187,19 +185,12 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
     const s = strings.viewAlert;
     const visitor = shownAddress(strings, oneLine(raw.visitor), raw.addressUnverified);
     const data = { ...raw, documentName: oneLine(raw.documentName), visitor, viewedAt: oneLine(raw.viewedAt) };
-    return compose(s, data, [
-      { kind: 'paragraph', text: s.intro(data) },
-      {
-        kind: 'facts',
-        rows: [
-          [s.labels.visitor, data.visitor],
-          [s.labels.document, data.documentName],
-          [s.labels.time, data.viewedAt],
-        ],
-      },
-      ...button(s.button, raw.analyticsUrl),
-      { kind: 'note', text: s.footer },
-    ]);
+    const rows: Array<[string, string]> = [
+      [s.labels.visitor, data.visitor],
+      [s.labels.document, data.documentName],
+      [s.labels.time, data.viewedAt],
+    ];
+    return compose(s, data, factsToSee(s.intro(data), rows, button(s.button, raw.analyticsUrl), s.footer));
   },
 
   viewDigest(strings, raw) {
