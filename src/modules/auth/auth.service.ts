@@ -422,8 +422,10 @@ export function createAuthService(deps: {
       sessions.forgetUser(user.id);
     },
 
-    /** The signed-in person's name, as members, invitations and the audit log show it. */
-    /** The signed-in person's own settings: their name, and whether they hear of views of their links. */
+    /**
+     * The signed-in person's own settings: their name (as members, invitations and the audit log
+     * show it), and whether they hear of views of their links.
+     */
     async updateMe(principal: Principal, changes: { name?: string; viewAlerts?: boolean }, client: Client) {
       if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
       const person = await users.byId(principal.actor.id);

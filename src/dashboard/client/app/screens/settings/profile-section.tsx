@@ -55,7 +55,10 @@ function NameForm({ name }: { name: string }) {
   );
 }
 
-/** Whether the person is e-mailed about views of the links they made; saved as it is switched. */
+/**
+ * Whether the person is e-mailed about views of the links they made; saved as it is switched. It
+ * stays enabled while saving, so keyboard focus stays on it; a failed save switches it back.
+ */
 function ViewAlertsChoice({ on }: { on: boolean }) {
   const [checked, setChecked] = useState(on);
   const save = useMutation((viewAlerts: boolean) => ok(api.PATCH('/api/me', { body: { viewAlerts } })), ['me']);
@@ -66,7 +69,7 @@ function ViewAlertsChoice({ on }: { on: boolean }) {
   };
   return (
     <Section title={t('settings.viewAlertsMine.title')} description={t('settings.viewAlertsMine.description')}>
-      <Toggle label={t('settings.viewAlertsMine.label')} checked={checked} disabled={save.busy} onChange={(next) => void change(next)} />
+      <Toggle label={t('settings.viewAlertsMine.label')} checked={checked} onChange={(next) => void change(next)} />
       <FormError message={save.error?.message} />
     </Section>
   );
