@@ -54,7 +54,7 @@ after(() => dropProcessDatabase?.());
 /**
  * A database of this test process's own, dropped when its tests end. Kysely's migrator looks
  * at every schema of its database, so a schema dropped by a test running in another process
- * could fail a migration here; within one process tests run one after another.
+ * could fail a migration here.
  */
 function databaseOfThisProcess(baseUrl: string): Promise<string> {
   processDatabase ??= (async () => {
@@ -68,13 +68,15 @@ function databaseOfThisProcess(baseUrl: string): Promise<string> {
 
 /**
  * A PostgreSQL schema of its own per test app (when TEST_DATABASE_URL is set), in a database
- * of the test process's own, so test files run in parallel against one server unseen.
+ * of the test process's own, so test files run in parallel against one server unseen. The schema
+ * goes with that database, after the file's last test, not after its own: a file's tests may run
+ * at once (`process.test.ts`), and a schema dropped while another test's migration reads every
+ * schema of the database fails that migration ("schema … does not exist").
  */
-async function isolatedPostgresUrl(t: TestContext, baseUrl: string): Promise<string> {
+async function isolatedPostgresUrl(baseUrl: string): Promise<string> {
   const databaseUrl = await databaseOfThisProcess(baseUrl);
   const schema = `t_${randomBytes(6).toString('hex')}`;
   await onPostgres(databaseUrl, (client) => client.query(`create schema ${schema}`));
-  t.after(() => onPostgres(databaseUrl, (client) => client.query(`drop schema ${schema} cascade`)));
   const url = new URL(databaseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.href;
@@ -192,7 +194,7 @@ export async function testEnv(
   if (options.migrated && overrides.DATABASE_URL === undefined) {
     const url = await migratedCopy(t, dataDir);
     if (url) env.DATABASE_URL = url;
-  } else if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = await isolatedPostgresUrl(t, process.env.TEST_DATABASE_URL);
+  } else if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = await isolatedPostgresUrl(process.env.TEST_DATABASE_URL);
   if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;
   return { ...env, ...overrides };
 }
