@@ -13,7 +13,7 @@ import { sendDashboardShell } from './app-shell.js';
 import { sendNotice, sendOwnerPage, type Notice } from './render.js';
 
 export interface OwnerPagesDeps {
-  auth: Pick<AuthService, 'setupTokenUsable' | 'invitationFor'>;
+  auth: Pick<AuthService, 'setupTokenUsable' | 'invitationFor' | 'emailChangeFor'>;
   sessions: Pick<SessionsService, 'authenticate'>;
   brandFor: BrandProvider;
   /** The account whose verified custom domain a Host is, if any. */
@@ -84,11 +84,18 @@ const NEWCOMERS_CLOSED: Notice = {
   text: ['The administrator of this linkvault has closed it to new people. Ask them to let you in.'],
 };
 
+const EMAIL_CHANGE_UNUSABLE: Notice = {
+  status: 404,
+  heading: 'This link cannot be used',
+  text: ['This link to change your sign-in address has been used or has expired. Ask for a new one under Settings › Profile.'],
+  action: { href: '/app/settings/profile', label: 'Open your profile' },
+};
+
 const PASSWORD_RULES = { passwordMin: PASSWORD_MIN, passwordMax: PASSWORD_MAX };
 
 /**
  * The pages people sign in with (sign-in, sign-in links, sign-up, first-run setup, invitations,
- * password resets) and /app, the signed-in page. Their forms are sent to the REST API by the
+ * password resets, a new sign-in address) and /app, the signed-in page. Their forms are sent to the REST API by the
  * pages' script; the server only decides which form to show and in whose brand.
  */
 export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async (app, deps) => {
@@ -174,6 +181,14 @@ export const ownerPagesRoutes: FastifyPluginAsyncTypebox<OwnerPagesDeps> = async
     const token = request.validationError ? undefined : request.query.token;
     const title = token ? 'Choose a new password' : 'Reset your password';
     return sendOwnerPage(reply, { template: 'reset-password', title, brand: await brandAt(request), data: { token, ...PASSWORD_RULES } });
+  });
+
+  // A button that spends the link, as for sign-in links: a mail scanner's visit changes nothing.
+  app.get('/confirm-email', pageSchema({ querystring: TokenQuery }), async (request, reply) => {
+    const token = request.validationError ? undefined : request.query.token;
+    const email = token === undefined ? undefined : await auth.emailChangeFor(token);
+    if (email === undefined) return sendNotice(reply, await brandAt(request), EMAIL_CHANGE_UNUSABLE);
+    return sendOwnerPage(reply, { template: 'confirm-email', title: 'Use your new address', brand: await brandAt(request), data: { token, email } });
   });
 
   // The dashboard: its shell for /app and every path under it, whose router in the browser takes over.

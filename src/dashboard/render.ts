@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Brand } from '../modules/branding/brand.js';
 import { createPageRenderer } from '../viewer/render.js';
 
-type OwnerTemplate = 'sign-in' | 'sign-in-link' | 'sign-up' | 'setup' | 'invite' | 'reset-password' | 'notice';
+type OwnerTemplate = 'sign-in' | 'sign-in-link' | 'sign-up' | 'setup' | 'invite' | 'reset-password' | 'confirm-email' | 'notice';
 
 const render = createPageRenderer<OwnerTemplate>(path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates'), {
   stylesheets: ['/assets/viewer.css', '/assets/owner-pages.css'],

@@ -25,6 +25,7 @@ const PUBLIC_OPERATIONS = new Set([
   'POST /api/auth/password-reset/confirm',
   'POST /api/auth/sign-up',
   'POST /api/auth/sign-up/confirm',
+  'POST /api/auth/email-change/confirm',
   'POST /api/invitations/accept',
   'GET /auth/oidc/start',
   'GET /auth/oidc/callback',
@@ -38,6 +39,7 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'POST /api/me/two-factor/confirm',
   'DELETE /api/me/two-factor',
   'POST /api/me/password',
+  'POST /api/me/email',
   'PATCH /api/me',
   'PUT /api/me', // PATCH's aliases (DESIGN §4)
   'POST /api/me',

@@ -26,6 +26,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/auth/password-reset/confirm': 'public',
   'POST /api/auth/sign-up': 'public',
   'POST /api/auth/sign-up/confirm': 'public',
+  'POST /api/auth/email-change/confirm': 'public',
   'POST /api/invitations/accept': 'public',
   'GET /api/links/{id}/download-original': 'public',
   'POST /api/stripe/checkout-download/{linkId}': 'public',
@@ -41,6 +42,7 @@ const ACCESS: Record<string, Access> = {
   'DELETE /api/me/two-factor': 'member',
   'POST /api/me/two-factor/confirm': 'member',
   'POST /api/me/password': 'member',
+  'POST /api/me/email': 'member',
   'PATCH /api/me': 'member',
 
   'GET /api/members': 'admin',

@@ -297,6 +297,46 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
     },
   );
 
+  app.post(
+    '/me/email',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'requestEmailChange',
+        summary: 'Sign in with another address: e-mail it a link, valid an hour, that makes the change (202)',
+        description:
+          'Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes). 409 when the address is already theirs or has a sign-in of its own. The address stays as it is until the link is opened; a newer request spends the older link.',
+        body: Type.Object({ email: Email, currentPassword: Type.Optional(AnyPassword), code: Type.Optional(Code) }),
+        response: { 202: Accepted, ...authErrors, 409: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const email = await auth.requestEmailChange(principalOf(request), request.body, clientOf(request));
+      return reply.code(202).send({ message: `A link is on its way to ${email}. Open it within an hour to sign in with that address.` });
+    },
+  );
+
+  app.post(
+    '/auth/email-change/confirm',
+    {
+      config: beforeSignIn,
+      schema: {
+        tags,
+        operationId: 'confirmEmailChange',
+        summary: 'Make the new address of an e-mail change link the sign-in; the old address is told',
+        description: 'Every other link mailed to the person is spent; their sessions stay. 409 when the address has a sign-in of its own by now.',
+        security: [],
+        body: Type.Object({ token: Token }),
+        response: { 204: Type.Null(), ...publicErrors, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await auth.confirmEmailChange(request.body.token, clientOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
   app.patch(
     '/me',
     {

@@ -1,9 +1,9 @@
 import type { Principal } from '../../core/auth.js';
-import { AppError, badRequest, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../../core/errors.js';
 import { dashboardPath, nextQuery } from '../../core/web/dashboard-path.js';
 import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
 import { planAtLeast, planOfArea, type Plan } from '../../core/plans.js';
-import type { Clock, Executor } from '../../db/executor.js';
+import { isUniqueViolation, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
@@ -33,6 +33,7 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
   'magic-link': 15 * MINUTE_MS,
   'password-reset': 15 * MINUTE_MS,
   'sign-up': 24 * 60 * MINUTE_MS,
+  'email-change': 60 * MINUTE_MS,
 };
 /** A magic link printed by the CLI for a person it just created: they may not read it within 15 minutes. */
 const CLI_LINK_TTL_MS = 24 * 60 * MINUTE_MS;
@@ -42,6 +43,10 @@ export interface SignInMailer {
   magicLink(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
   passwordReset(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
   signUp(to: string, data: { url: string; hours: number }, executor: Executor): Promise<void>;
+  /** To the new address: the link that makes it the person's sign-in. */
+  emailChange(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
+  /** To the address given up: that the sign-in moved, and to which address. */
+  emailChanged(to: string, data: { accountId: number | null; newEmail: string }, executor: Executor): Promise<void>;
 }
 
 /** The second factor, when the person turned it on (`modules/two-factor`). */
@@ -69,6 +74,7 @@ const twoFactorRequired = () =>
   new AppError(401, 'Enter the six-digit code from your authenticator app, or a recovery code', { 'x-two-factor': 'required' });
 const signInRefused = () => unauthorized('The e-mail or password is not right');
 const existingSignIn = () => unauthorized('This e-mail already has a linkvault sign-in: enter its password to accept');
+const addressTaken = (email: string) => conflict(`${email} has a linkvault sign-in of its own; choose another address`);
 
 /**
  * How people get in: first-run setup, e-mail and password (with the second factor when on),
@@ -233,6 +239,27 @@ export function createAuthService(deps: {
       await assertSecondFactor(user, proof.code, client);
       return user;
     });
+  }
+
+  /**
+   * The signed-in person's current password, for a change of their own sign-in. A wrong one is a
+   * 422, not a 401: their session stands. Callers count the try with the throttle.
+   */
+  async function assertCurrentPassword(person: UserRow, password: string | undefined, client: Client, reason: string): Promise<UserRow> {
+    const proven = password === undefined ? null : await users.withPassword(person.email, password);
+    if (!proven) {
+      await recordFailure(person.email, client, reason);
+      throw unprocessable(password === undefined ? 'Enter your current password' : 'The current password is not right');
+    }
+    return proven;
+  }
+
+  /** The person of a session, for what only a signed-in person may do to their own sign-in. */
+  async function personOf(principal: Principal): Promise<UserRow> {
+    if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
+    const person = await users.byId(principal.actor.id);
+    if (!person) throw unauthorized('Your session has ended: sign in again');
+    return person;
   }
 
   /**
@@ -402,17 +429,10 @@ export function createAuthService(deps: {
       sessionId: string | undefined,
       client: Client,
     ) {
-      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
-      const person = await users.byId(principal.actor.id);
-      if (!person) throw unauthorized('Your session has ended: sign in again');
-      const user = await throttle.counted(person.email, client.ip, async () => {
-        const proven = await users.withPassword(person.email, input.currentPassword);
-        if (!proven) {
-          await recordFailure(person.email, client, 'password change');
-          throw unprocessable('The current password is not right');
-        }
-        return proven;
-      });
+      const person = await personOf(principal);
+      const user = await throttle.counted(person.email, client.ip, () =>
+        assertCurrentPassword(person, input.currentPassword, client, 'password change'),
+      );
       await db.transaction().execute(async (trx) => {
         await users.setPassword(user.id, input.newPassword, trx);
         await sessions.endAllOf(user.id, trx, sessionId);
@@ -427,9 +447,7 @@ export function createAuthService(deps: {
      * show it), and whether they hear of views of their links.
      */
     async updateMe(principal: Principal, changes: { name?: string; viewAlerts?: boolean }, client: Client) {
-      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
-      const person = await users.byId(principal.actor.id);
-      if (!person) throw unauthorized('Your session has ended: sign in again');
+      const person = await personOf(principal);
       const trimmed = changes.name?.trim();
       if (trimmed === '') throw unprocessable('A name cannot be blank');
       const source = sourceFor(person, principal.accountId, client);
@@ -445,6 +463,81 @@ export function createAuthService(deps: {
         }
       });
       return this.me(principal);
+    },
+
+    /**
+     * The signed-in person asks to sign in with another address. They prove it with their current
+     * password when they have one and their second factor when it is on (each try counted like a
+     * sign-in); then a link valid an hour goes to the new address, and nothing changes until it is
+     * opened. A newer request spends the link of an older one. Answers the address written to.
+     */
+    async requestEmailChange(principal: Principal, input: { email: string; currentPassword?: string; code?: string }, client: Client) {
+      const person = await personOf(principal);
+      const email = newPersonEmail(input.email);
+      if (email === person.email) throw conflict('This is already the address you sign in with');
+      await throttle.counted(person.email, client.ip, async () => {
+        if (person.password_hash !== null) await assertCurrentPassword(person, input.currentPassword, client, 'e-mail change');
+        if (person.totp_confirmed_at === null) return;
+        const code = input.code?.trim() ?? '';
+        if (code === '') throw unprocessable('Enter the six-digit code from your authenticator app, or a recovery code');
+        if (!(await secondFactor.verify(person, code))) {
+          await recordFailure(person.email, client, 'two-factor code');
+          throw unprocessable('The two-factor code is not right');
+        }
+      });
+      if (await users.byEmail(email)) throw addressTaken(email);
+      await db.transaction().execute(async (trx) => {
+        await spendLiveSignInTokensOf(trx, person.id, clock(), 'email-change');
+        const token = await issueToken('email-change', { userId: person.id, email }, trx);
+        const url = `${publicUrl}/confirm-email?token=${token}`;
+        await mail.emailChange(email, { accountId: principal.accountId, url, minutes: TOKEN_TTL_MS['email-change'] / MINUTE_MS }, trx);
+        const target = { type: 'user', id: person.id } as const;
+        await audit.record(
+          sourceFor(person, principal.accountId, client),
+          { action: 'user.email_change_requested', target, details: { to: email } },
+          trx,
+        );
+      });
+      return email;
+    },
+
+    /** The new address of a usable e-mail change link, for its page to name; undefined when the link cannot be used. */
+    async emailChangeFor(token: string): Promise<string | undefined> {
+      const row = TOKEN.test(token) ? await findUsableSignInToken(db, sha256Hex(token), 'email-change', clock()) : undefined;
+      return row?.email ?? undefined;
+    },
+
+    /**
+     * The new address's link was opened: it becomes the person's sign-in. Every other link mailed
+     * to them is spent (the old address must not sign in any more), each of their accounts' audit
+     * logs records it, and the old address is told. Their sessions stay.
+     */
+    async confirmEmailChange(token: string, client: Client): Promise<void> {
+      const userId = await db.transaction().execute(async (trx) => {
+        const row = await consume('email-change', token, trx);
+        const person = row.user_id === null ? undefined : await users.held(row.user_id, trx);
+        if (!person || person.disabled_at !== null || row.email === null) throw unusableLink();
+        const email = row.email;
+        if (await users.byEmail(email, trx)) throw addressTaken(email);
+        try {
+          await users.changeEmail(person.id, email, trx);
+        } catch (error) {
+          // PostgreSQL: another person took the address in the instant since the read above.
+          throw isUniqueViolation(error) ? addressTaken(email) : error;
+        }
+        await spendLiveSignInTokensOf(trx, person.id, clock());
+        const accountsOfPerson = await members.accountsOf(person.id, trx);
+        for (const account of accountsOfPerson) {
+          await audit.record(
+            sourceFor({ id: person.id, email }, account.id, client),
+            { action: 'user.email_changed', target: { type: 'user', id: person.id }, details: { from: person.email, to: email } },
+            trx,
+          );
+        }
+        await mail.emailChanged(person.email, { accountId: accountsOfPerson[0]?.id ?? null, newEmail: email }, trx);
+        return person.id;
+      });
+      sessions.forgetUser(userId);
     },
 
     async invitationFor(token: string) {

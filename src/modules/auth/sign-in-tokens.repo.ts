@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 
-export type TokenPurpose = 'setup' | 'magic-link' | 'password-reset' | 'sign-up';
+/** `email-change`: a link to a person's new address (`email`) that makes it their sign-in. */
+export type TokenPurpose = 'setup' | 'magic-link' | 'password-reset' | 'sign-up' | 'email-change';
 
 export function insertSignInToken(
   db: Executor,
@@ -49,14 +50,18 @@ export async function spendLiveSignInTokens(db: Executor, purpose: TokenPurpose,
   return rows.map((row) => row.token_hash);
 }
 
-/** Uses every live link mailed to the person (sign-in, reset) at once: their password changed, and none may outlive it. */
-export async function spendLiveSignInTokensOf(db: Executor, userId: number, now: number): Promise<void> {
+/**
+ * Uses every live link mailed to the person at once (or those of one `purpose`): their password or
+ * address changed, and none may outlive it.
+ */
+export async function spendLiveSignInTokensOf(db: Executor, userId: number, now: number, purpose?: TokenPurpose): Promise<void> {
   await db
     .updateTable('sign_in_tokens')
     .set({ used_at: now })
     .where('user_id', '=', userId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
+    .$if(purpose !== undefined, (query) => query.where('purpose', '=', purpose!))
     .execute();
 }
 

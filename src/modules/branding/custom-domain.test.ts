@@ -252,7 +252,16 @@ test("people sign in only at PUBLIC_URL: on an account's verified domain the own
   assert.equal(await markDomainVerified(db, alice.accountId, { domain: 'docs.alice.example', token: 'token' }, 2), 'verified');
   const { email, password } = await signedInPerson(app, alice.accountId, 'owner');
 
-  for (const path of ['/sign-in', '/sign-in/link?token=abc', '/setup?token=abc', '/invite/abc', '/reset-password', '/app/links?tab=expired', '/']) {
+  for (const path of [
+    '/sign-in',
+    '/sign-in/link?token=abc',
+    '/setup?token=abc',
+    '/invite/abc',
+    '/reset-password',
+    '/confirm-email?token=abc',
+    '/app/links?tab=expired',
+    '/',
+  ]) {
     const page = await onHost(app.url, 'Docs.Alice.example.', 'GET', path);
     assert.equal(page.status, 308, path);
     assert.equal(page.headers.location, `${publicUrl}${path}`);
@@ -261,6 +270,7 @@ test("people sign in only at PUBLIC_URL: on an account's verified domain the own
     ['/api/auth/sign-in', { email, password }],
     ['/api/auth/magic-link', { email }],
     ['/api/auth/password-reset', { email }],
+    ['/api/auth/email-change/confirm', { token: 'abc' }],
   ] as const) {
     const refused = await onHost(app.url, 'docs.alice.example', 'POST', path, body);
     assert.equal(refused.status, 403, `${path}: ${refused.body}`);

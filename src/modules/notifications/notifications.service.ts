@@ -74,6 +74,8 @@ export function createNotifications(deps: {
     magicLink: (to, data, executor) => sendToPerson(data.accountId, to, 'magicLink', { url: data.url, minutes: data.minutes }, executor),
     passwordReset: (to, data, executor) => sendToPerson(data.accountId, to, 'passwordReset', { url: data.url, minutes: data.minutes }, executor),
     signUp: (to, data, executor) => sendToPerson(null, to, 'signUp', data, executor),
+    emailChange: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChange', { url: data.url, minutes: data.minutes }, executor),
+    emailChanged: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChanged', { newEmail: data.newEmail }, executor),
 
     otpCode: (link: LinkRow, email: string, code: string, executor: Executor) =>
       send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),

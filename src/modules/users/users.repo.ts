@@ -40,7 +40,7 @@ export async function updateUser(
   db: Executor,
   id: number,
   changes: Partial<
-    Pick<UserRow, 'name' | 'password_hash' | 'totp_secret' | 'totp_confirmed_at' | 'last_sign_in_at' | 'disabled_at' | 'view_alerts_muted'>
+    Pick<UserRow, 'email' | 'name' | 'password_hash' | 'totp_secret' | 'totp_confirmed_at' | 'last_sign_in_at' | 'disabled_at' | 'view_alerts_muted'>
   >,
 ): Promise<boolean> {
   const result = await db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst();

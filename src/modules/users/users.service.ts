@@ -76,6 +76,8 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
     },
 
     rename: (userId: number, name: string, executor: Executor = db) => updateUser(executor, userId, { name }),
+    /** A new sign-in address, already normalised and proved by its owner (`auth.confirmEmailChange`). */
+    changeEmail: (userId: number, email: string, executor: Executor = db) => updateUser(executor, userId, { email }),
     /** Whether the person is e-mailed about the views of the links they made. */
     setViewAlerts: (userId: number, on: boolean, executor: Executor = db) => updateUser(executor, userId, { view_alerts_muted: on ? 0 : 1 }),
 

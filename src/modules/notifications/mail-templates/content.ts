@@ -70,7 +70,10 @@ function linkBody(text: { intro: string; button: string; validity: string; ignor
 }
 
 /** A message to a person that carries one link (sign-in, reset, sign-up); it holds no user value but the URL. */
-function personLink<K extends 'magicLink' | 'passwordReset' | 'signUp'>(s: PersonLinkStrings<K>, data: MailData[K] & { url: string }): MailContent {
+function personLink<K extends 'magicLink' | 'passwordReset' | 'signUp' | 'emailChange'>(
+  s: PersonLinkStrings<K>,
+  data: MailData[K] & { url: string },
+): MailContent {
   return frame({ ...s, subject: () => s.subject }, data, data, linkBody({ ...s, validity: s.validity(data) }, data.url));
 }
 
@@ -214,4 +217,14 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
   magicLink: (strings, data) => personLink(strings.magicLink, data),
   passwordReset: (strings, data) => personLink(strings.passwordReset, data),
   signUp: (strings, data) => personLink(strings.signUp, data),
+  emailChange: (strings, data) => personLink(strings.emailChange, data),
+
+  emailChanged(strings, raw) {
+    const s = strings.emailChanged;
+    const data = { newEmail: oneLine(raw.newEmail) };
+    return frame({ ...s, subject: () => s.subject }, data, data, [
+      { kind: 'paragraph', text: s.intro(data) },
+      { kind: 'note', text: s.notYou },
+    ]);
+  },
 };

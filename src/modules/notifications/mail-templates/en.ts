@@ -133,4 +133,21 @@ export const en: MailStrings = {
     validity: (d) => `The link works once and is valid for ${plural(d.hours, 'hour', 'hours')}.`,
     ignore: 'If you didn’t sign up, you can ignore this email.',
   },
+  emailChange: {
+    subject: 'Confirm your new linkvault sign-in address',
+    preheader: (d) => `The link is valid for ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Confirm your new address',
+    intro: 'You asked to sign in to linkvault with this address from now on.',
+    button: 'Use this address',
+    validity: (d) =>
+      `The link works once and is valid for ${plural(d.minutes, 'minute', 'minutes')}. Until you open it, you sign in with your current address.`,
+    ignore: 'If you didn’t ask for this, ignore this email: nothing changes without the link.',
+  },
+  emailChanged: {
+    subject: 'Your linkvault sign-in address was changed',
+    preheader: (d) => `You now sign in as ${d.newEmail}.`,
+    heading: 'Your sign-in address changed',
+    intro: (d) => `Your linkvault sign-in moved from this address to ${d.newEmail}. Sign-in and reset links sent here before no longer work.`,
+    notYou: 'If you didn’t make this change, ask an owner of your account to remove this sign-in’s access right away.',
+  },
 };

@@ -134,4 +134,22 @@ export const es: MailStrings = {
     validity: (d) => `El enlace funciona una sola vez y es válido durante ${plural(d.hours, 'hora', 'horas')}.`,
     ignore: 'Si no te has registrado, puedes ignorar este correo.',
   },
+  emailChange: {
+    subject: 'Confirma tu nueva dirección de acceso a linkvault',
+    preheader: (d) => `El enlace es válido durante ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Confirma tu nueva dirección',
+    intro: 'Has pedido iniciar sesión en linkvault con esta dirección a partir de ahora.',
+    button: 'Usar esta dirección',
+    validity: (d) =>
+      `El enlace funciona una sola vez y es válido durante ${plural(d.minutes, 'minuto', 'minutos')}. Hasta que lo abras, inicias sesión con tu dirección actual.`,
+    ignore: 'Si no lo has pedido, ignora este correo: nada cambia sin el enlace.',
+  },
+  emailChanged: {
+    subject: 'Se ha cambiado tu dirección de acceso a linkvault',
+    preheader: (d) => `Ahora inicias sesión como ${d.newEmail}.`,
+    heading: 'Tu dirección de acceso ha cambiado',
+    intro: (d) =>
+      `Tu acceso a linkvault ha pasado de esta dirección a ${d.newEmail}. Los enlaces de acceso y de restablecimiento enviados aquí antes ya no funcionan.`,
+    notYou: 'Si no has hecho este cambio, pide enseguida a un propietario de tu cuenta que retire el acceso de esta cuenta de usuario.',
+  },
 };

@@ -139,4 +139,23 @@ export const fr: MailStrings = {
     validity: (d) => `Le lien ne sert qu’une fois et reste valable ${plural(d.hours, 'heure', 'heures')}.`,
     ignore: 'Si vous n’avez pas demandé à créer de compte, vous pouvez ignorer cet e-mail.',
   },
+  emailChange: {
+    subject: 'Confirmez votre nouvelle adresse de connexion linkvault',
+    preheader: (d) => `Le lien est valable ${plural(d.minutes, 'minute', 'minutes')}.`,
+    heading: 'Confirmer votre nouvelle adresse',
+    intro: 'Vous avez demandé à vous connecter à linkvault avec cette adresse désormais.',
+    button: 'Utiliser cette adresse',
+    validity: (d) =>
+      `Le lien ne sert qu’une fois et reste valable ${plural(d.minutes, 'minute', 'minutes')}. Tant que vous ne l’avez pas ouvert, vous vous connectez avec votre adresse actuelle.`,
+    ignore: `Si vous n’avez rien demandé, ignorez cet e-mail${NBSP}: rien ne change sans le lien.`,
+  },
+  emailChanged: {
+    subject: 'Votre adresse de connexion linkvault a changé',
+    preheader: (d) => `Vous vous connectez désormais avec ${d.newEmail}.`,
+    heading: 'Votre adresse de connexion a changé',
+    intro: (d) =>
+      `Votre connexion linkvault est passée de cette adresse à ${d.newEmail}. Les liens de connexion et de réinitialisation envoyés ici auparavant ne fonctionnent plus.`,
+    notYou:
+      'Si vous n’êtes pas à l’origine de ce changement, demandez sans attendre à un propriétaire de votre compte de retirer l’accès de cette connexion.',
+  },
 };

@@ -134,4 +134,22 @@ export const it: MailStrings = {
     validity: (d) => `Il link funziona una sola volta ed è valido per ${plural(d.hours, 'ora', 'ore')}.`,
     ignore: 'Se non hai chiesto di creare un account, puoi ignorare questa email.',
   },
+  emailChange: {
+    subject: 'Conferma il nuovo indirizzo di accesso a linkvault',
+    preheader: (d) => `Il link è valido per ${plural(d.minutes, 'minuto', 'minuti')}.`,
+    heading: 'Conferma il nuovo indirizzo',
+    intro: 'Hai chiesto di accedere a linkvault con questo indirizzo d’ora in poi.',
+    button: 'Usa questo indirizzo',
+    validity: (d) =>
+      `Il link funziona una sola volta ed è valido per ${plural(d.minutes, 'minuto', 'minuti')}. Finché non lo apri, accedi con il tuo indirizzo attuale.`,
+    ignore: 'Se non l’hai chiesto tu, ignora questa email: senza il link non cambia nulla.',
+  },
+  emailChanged: {
+    subject: 'Il tuo indirizzo di accesso a linkvault è cambiato',
+    preheader: (d) => `Ora accedi come ${d.newEmail}.`,
+    heading: 'Il tuo indirizzo di accesso è cambiato',
+    intro: (d) =>
+      `Il tuo accesso a linkvault è passato da questo indirizzo a ${d.newEmail}. I link di accesso e di reimpostazione inviati qui prima non funzionano più.`,
+    notYou: 'Se non hai fatto tu questa modifica, chiedi subito a un proprietario del tuo account di togliere l’accesso a questo utente.',
+  },
 };

@@ -42,6 +42,8 @@ const samples: { [K in MailKind]: MailData[K] } = {
   magicLink: { url: viewerUrl, minutes: 15 },
   passwordReset: { url: viewerUrl, minutes: 15 },
   signUp: { url: viewerUrl, hours: 24 },
+  emailChange: { url: viewerUrl, minutes: 60 },
+  emailChanged: { newEmail: 'ada.new@example.org' },
   viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC', analyticsUrl },
   viewDigest: {
     day: '2026-11-24',
@@ -55,11 +57,13 @@ const samples: { [K in MailKind]: MailData[K] } = {
 };
 
 /** Messages to the people who work in linkvault: no document, one link each. */
-const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp'] as const;
+const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp', 'emailChange'] as const;
+/** Notices to a person: no document, no link. */
+const NOTICE_KINDS = ['emailChanged'] as const;
 /** Messages about several documents: their names are in the body, not the subject. */
 const DIGEST_KINDS = ['viewDigest'] as const;
 /** Messages about a document, which all carry its name. */
-const KINDS = (Object.keys(samples) as MailKind[]).filter((kind) => ![...PERSON_KINDS, ...DIGEST_KINDS].includes(kind as never));
+const KINDS = (Object.keys(samples) as MailKind[]).filter((kind) => ![...PERSON_KINDS, ...DIGEST_KINDS, ...NOTICE_KINDS].includes(kind as never));
 
 /** Written here by hand, not read from the locale files, so a wrong or untranslated string fails. */
 const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
@@ -93,6 +97,20 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
     pt: '5 visualizações dos seus documentos em 2026-11-24',
     it: '5 visualizzazioni dei tuoi documenti il 2026-11-24',
   },
+  emailChange: {
+    en: 'Confirm your new linkvault sign-in address',
+    es: 'Confirma tu nueva dirección',
+    fr: 'Confirmez votre nouvelle adresse',
+    pt: 'Confirme seu novo endereço',
+    it: 'Conferma il nuovo indirizzo',
+  },
+  emailChanged: {
+    en: 'sign-in address was changed',
+    es: 'Se ha cambiado tu dirección',
+    fr: 'adresse de connexion linkvault a changé',
+    pt: 'endereço de acesso ao linkvault foi alterado',
+    it: 'indirizzo di accesso a linkvault è cambiato',
+  },
   signUp: {
     en: 'Confirm your email',
     es: 'Confirma tu correo',
@@ -123,6 +141,20 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     fr: 'votre mot de passe reste inchangé',
     pt: 'sua senha continua a mesma',
     it: 'la tua password resta invariata',
+  },
+  emailChange: {
+    en: 'Until you open it, you sign in with your current address',
+    es: 'Hasta que lo abras, inicias sesión con tu dirección actual',
+    fr: 'vous vous connectez avec votre adresse actuelle',
+    pt: 'o acesso continua com seu endereço atual',
+    it: 'accedi con il tuo indirizzo attuale',
+  },
+  emailChanged: {
+    en: 'moved from this address to ada.new@example.org',
+    es: 'ha pasado de esta dirección a ada.new@example.org',
+    fr: 'est passée de cette adresse à ada.new@example.org',
+    pt: 'passou deste endereço para ada.new@example.org',
+    it: 'è passato da questo indirizzo a ada.new@example.org',
   },
   signUp: {
     en: 'valid for 24 hours',
@@ -270,6 +302,28 @@ describe('mail templates', () => {
       });
     }
   }
+
+  for (const kind of NOTICE_KINDS) {
+    for (const locale of MAIL_LOCALES) {
+      test(`${kind} in ${locale} renders in its language, with no button`, () => {
+        const mail = render(kind, locale);
+        assert.ok(mail.subject.includes(subjectWords[kind][locale]), `subject: ${mail.subject}`);
+        assert.ok(mail.text.includes(bodyWords[kind][locale]), `text: ${mail.text}`);
+        assert.ok(mail.html.includes(bodyWords[kind][locale]), 'html body word');
+        assert.match(mail.html, new RegExp(`^<!DOCTYPE html>\\n<html lang="${htmlLangs[locale]}"`));
+        assert.doesNotMatch(mail.html, /<a [^>]*href=/);
+      });
+    }
+  }
+
+  test('a changed sign-in address is told escaped in the HTML and on one line', () => {
+    for (const locale of MAIL_LOCALES) {
+      const mail = render('emailChanged', locale, { newEmail: '<b>x@evil.example</b>\r\nBcc: a@b.c' });
+      assert.ok(mail.html.includes('&lt;b&gt;x@evil.example&lt;/b&gt; Bcc: a@b.c'), locale);
+      assert.ok(!mail.html.includes('<b>x@evil'), locale);
+      assert.ok(mail.text.includes('<b>x@evil.example</b> Bcc: a@b.c'), locale);
+    }
+  });
 
   test('invitation: the account and the inviter are escaped in the HTML and kept to one line in the subject', () => {
     for (const locale of MAIL_LOCALES) {

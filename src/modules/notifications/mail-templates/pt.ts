@@ -135,4 +135,22 @@ export const pt: MailStrings = {
     validity: (d) => `O link funciona uma única vez e é válido por ${plural(d.hours, 'hora', 'horas')}.`,
     ignore: 'Se você não se cadastrou, pode ignorar este e-mail.',
   },
+  emailChange: {
+    subject: 'Confirme seu novo endereço de acesso ao linkvault',
+    preheader: (d) => `O link é válido por ${plural(d.minutes, 'minuto', 'minutos')}.`,
+    heading: 'Confirme seu novo endereço',
+    intro: 'Você pediu para entrar no linkvault com este endereço a partir de agora.',
+    button: 'Usar este endereço',
+    validity: (d) =>
+      `O link funciona uma única vez e é válido por ${plural(d.minutes, 'minuto', 'minutos')}. Até você abri-lo, o acesso continua com seu endereço atual.`,
+    ignore: 'Se você não pediu isso, ignore este e-mail: nada muda sem o link.',
+  },
+  emailChanged: {
+    subject: 'Seu endereço de acesso ao linkvault foi alterado',
+    preheader: (d) => `Agora você entra como ${d.newEmail}.`,
+    heading: 'Seu endereço de acesso mudou',
+    intro: (d) =>
+      `Seu acesso ao linkvault passou deste endereço para ${d.newEmail}. Links de acesso e de redefinição enviados para cá antes não funcionam mais.`,
+    notYou: 'Se não foi você que fez essa alteração, peça agora a um proprietário da sua conta que retire o acesso desse login.',
+  },
 };

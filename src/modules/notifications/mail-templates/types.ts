@@ -45,6 +45,9 @@ export interface MailData {
   magicLink: { url: string; minutes: number };
   passwordReset: { url: string; minutes: number };
   signUp: { url: string; hours: number };
+  emailChange: { url: string; minutes: number };
+  /** To the address a person gave up: the one they sign in with now. */
+  emailChanged: { newEmail: string };
   /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
   viewAlert: {
     documentName: string;
@@ -186,6 +189,15 @@ export interface MailStrings {
   magicLink: PersonLinkStrings<'magicLink'>;
   passwordReset: PersonLinkStrings<'passwordReset'>;
   signUp: PersonLinkStrings<'signUp'>;
+  emailChange: PersonLinkStrings<'emailChange'>;
+  emailChanged: {
+    subject: string;
+    preheader: Phrase<'emailChanged'>;
+    heading: string;
+    intro: Phrase<'emailChanged'>;
+    /** What to do when the reader did not make the change. */
+    notYou: string;
+  };
 }
 
 /** A message to a person that carries one link: a heading, a sentence, the button, its validity, a note. */

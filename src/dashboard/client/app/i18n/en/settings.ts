@@ -88,6 +88,15 @@ export const settings = {
   'settings.profile.email': 'E-mail',
   'settings.profile.account': 'Account',
   'settings.profile.role': 'Role',
+  'settings.email.title': 'Sign-in address',
+  'settings.email.description':
+    'You sign in as {email}. To use another address, we e-mail it a link; nothing changes until you open it, within an hour.',
+  'settings.email.new': 'New e-mail address',
+  'settings.email.password': 'Your password',
+  'settings.email.code': 'Two-factor code',
+  'settings.email.codeHint': 'The six-digit code from your authenticator app, or a recovery code.',
+  'settings.email.submit': 'E-mail me a link',
+  'settings.email.sent': 'A link is on its way to {email}. Open it within an hour to sign in with that address; until then nothing changes.',
   'settings.viewAlertsMine.title': 'E-mail about views',
   'settings.viewAlertsMine.description':
     "Sent when someone opens a link you made, as often as the account's view alert setting says. Access requests and sales still reach you.",
