@@ -40,6 +40,7 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'DELETE /api/me/two-factor',
   'POST /api/me/password',
   'POST /api/me/email',
+  'DELETE /api/me/membership',
   'PATCH /api/me',
   'PUT /api/me', // PATCH's aliases (DESIGN §4)
   'POST /api/me',

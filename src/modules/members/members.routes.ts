@@ -83,6 +83,25 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService;
     },
   );
 
+  app.delete(
+    '/me/membership',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'leaveAccount',
+        summary: "Leave the session's account; every session of the person in it ends, this one too",
+        description:
+          'As a removal by an admin: keys the person made in the account are revoked and invitations they made withdrawn. 422 for its last owner, who makes someone else owner first.',
+        response: { 204: Type.Null(), ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await members.leave(principalOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get(
     '/invitations',
     {

@@ -62,6 +62,23 @@ export function createMembersService(deps: {
     return role;
   }
 
+  /**
+   * Ends a person's membership of the principal's account, under the account's lock: what a
+   * removal and a departure share. Their sessions in it end, invitations they made or that were
+   * made to them are withdrawn, and keys they made there are revoked.
+   */
+  async function endMembership(trx: Executor, principal: Principal, userId: number, role: Role, action: 'member.removed' | 'member.left') {
+    await assertOwnerRemains(trx, principal.accountId, role);
+    await deleteMembership(trx, userId, principal.accountId);
+    await sessions.endIn(userId, principal.accountId, trx);
+    await audit.record(principal, { action, target: { type: 'user', id: userId }, details: { role } }, trx);
+    await invitations.withdrawBeyond(principal, userId, null, trx);
+    // An invitation to them still pending (sent twice, or before they joined otherwise) would let them back in.
+    const email = await findPersonEmail(trx, userId);
+    if (email !== undefined) await invitations.withdrawToRemoved(principal, email, trx);
+    await apiKeys.revokeMadeBy(principal, userId, trx);
+  }
+
   return {
     /** Makes the person a member with this role, unless they are one already; answers the role they hold. */
     async join(userId: number, accountId: number, role: Role, executor: Executor = db): Promise<Role> {
@@ -121,15 +138,24 @@ export function createMembersService(deps: {
         const current = await roleIn(userId, principal.accountId, trx);
         if (!current) throw notFound(`Member ${userId}`);
         if (current === 'owner') assertMayAct(acting, 'owners');
-        await assertOwnerRemains(trx, principal.accountId, current);
-        await deleteMembership(trx, userId, principal.accountId);
-        await sessions.endIn(userId, principal.accountId, trx);
-        await audit.record(principal, { action: 'member.removed', target: { type: 'user', id: userId }, details: { role: current } }, trx);
-        await invitations.withdrawBeyond(principal, userId, null, trx);
-        // An invitation to them still pending (sent twice, or before they joined otherwise) would let them back in.
-        const email = await findPersonEmail(trx, userId);
-        if (email !== undefined) await invitations.withdrawToRemoved(principal, email, trx);
-        await apiKeys.revokeMadeBy(principal, userId, trx);
+        await endMembership(trx, principal, userId, current, 'member.removed');
+      });
+      sessions.forgetUser(userId);
+      apiKeys.forgetAccount(principal.accountId);
+    },
+
+    /**
+     * The signed-in person leaves the principal's account by themselves: no role is asked, but an
+     * account keeps its last owner. Every session of theirs in it ends, this one too.
+     */
+    async leave(principal: Principal): Promise<void> {
+      if (principal.actor.type !== 'user') throw forbidden('This endpoint is for a signed-in person, not an API key');
+      const userId = principal.actor.id;
+      await db.transaction().execute(async (trx) => {
+        await accounts.lock(trx, principal.accountId);
+        const current = await roleIn(userId, principal.accountId, trx);
+        if (!current) throw forbidden('You are no longer a member of this account');
+        await endMembership(trx, principal, userId, current, 'member.left');
       });
       sessions.forgetUser(userId);
       apiKeys.forgetAccount(principal.accountId);

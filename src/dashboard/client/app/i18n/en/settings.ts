@@ -104,6 +104,13 @@ export const settings = {
   'settings.viewAlertsMine.on': 'You will be e-mailed about views of your links',
   'settings.viewAlertsMine.off': 'You will not be e-mailed about views any more',
 
+  'settings.leave.title': 'Leave this account',
+  'settings.leave.description':
+    'You lose access to {account}: its documents, rooms and analytics. API keys you made in it are revoked. An owner can invite you again.',
+  'settings.leave.submit': 'Leave {account}',
+  'settings.leave.confirmTitle': 'Leave {account}?',
+  'settings.leave.confirmText': 'You are signed out of it at once, on every device.',
+  'settings.leave.confirm': 'Leave',
   'settings.password.title': 'Password',
   'settings.password.description': 'Changing it signs you out everywhere else.',
   'settings.password.current': 'Current password',

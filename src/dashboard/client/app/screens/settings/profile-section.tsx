@@ -3,6 +3,7 @@ import { api, ok } from '../../api/client.js';
 import { useMutation } from '../../api/query.js';
 import { t } from '../../i18n/index.js';
 import { useMe } from '../../session.js';
+import { useConfirm } from '../../ui/dialog.js';
 import { FormError, TextField, Toggle } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
@@ -27,6 +28,7 @@ export function ProfileSection() {
       {me.user && <EmailForm email={me.user.email} hasPassword={me.user.hasPassword} twoFactor={me.user.twoFactor} />}
       {me.user && <ViewAlertsChoice on={me.user.viewAlerts} />}
       <PasswordForm />
+      {me.user && <LeaveAccount account={me.account.name} />}
     </>
   );
 }
@@ -230,6 +232,31 @@ function PasswordForm() {
           </button>
         </div>
       </form>
+    </Section>
+  );
+}
+
+/** Leaves the account, after asking; the API ends this session with the others in it, so the page goes to sign-in. */
+function LeaveAccount({ account }: { account: string }) {
+  const [confirm, confirmDialog] = useConfirm();
+  const leave = useMutation(() => succeeded(api.DELETE('/api/me/membership', {})));
+  const submit = async () => {
+    const question = {
+      title: t('settings.leave.confirmTitle', { account }),
+      text: t('settings.leave.confirmText'),
+      action: t('settings.leave.confirm'),
+    };
+    if ((await confirm(question)) && (await leave.run())) location.assign('/sign-in');
+  };
+  return (
+    <Section title={t('settings.leave.title')} description={t('settings.leave.description', { account })}>
+      <FormError message={leave.error?.message} />
+      <div class="form-actions">
+        <button type="button" class="button danger" disabled={leave.busy} onClick={() => void submit()}>
+          {t('settings.leave.submit', { account })}
+        </button>
+      </div>
+      {confirmDialog}
     </Section>
   );
 }
