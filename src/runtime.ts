@@ -256,6 +256,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     accounts: { ...accountRecords, open: accounts.open },
     audit,
     throttle: signInThrottle,
+    counter,
     mail: notifications,
     secondFactor: twoFactor,
     jobs,

@@ -122,7 +122,7 @@ test('an e-mail change is proved like a sign-in: the password, the two-factor co
   assert.equal((await linkOnly.post('/api/me/email', { email: 'linkonly.new@example.org' })).status, 202);
 });
 
-test('a newer request spends the older link; a link to an address someone took meanwhile is refused, and nothing changes', async (t) => {
+test('a newer request spends the older link; a link to an address someone took meanwhile is refused; five links an hour', async (t) => {
   const { smtp, app, accountId, person } = await withMail(t);
   const ask = (email: string) => person.client.post('/api/me/email', { email, currentPassword: TEST_PASSWORD });
   assert.equal((await ask('first@example.org')).status, 202);
@@ -138,6 +138,13 @@ test('a newer request spends the older link; a link to an address someone took m
   assert.match(late.body.error, /second@example\.org has a linkvault sign-in of its own/);
   assert.equal((await person.client.get('/api/me')).body.user.email, person.email);
   assert.equal((await app.runtime.services.members.accountsOf((await app.runtime.services.users.byEmail(person.email))!.id))[0]!.id, accountId);
+
+  // Each link goes to an address of the person's choosing: five an hour, then 429 until the hour is over.
+  for (const n of [3, 4, 5]) assert.equal((await ask(`address-${n}@example.org`)).status, 202);
+  const sixth = await ask('address-6@example.org');
+  assert.equal(sixth.status, 429);
+  assert.match(sixth.body.error, /At most 5 new addresses an hour/);
+  assert.ok(Number(sixth.headers.get('retry-after')) > 3000, 'Retry-After: the rest of the hour');
 });
 
 for (const viewport of [DESKTOP, PHONE]) {

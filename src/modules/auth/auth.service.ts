@@ -3,6 +3,7 @@ import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unpr
 import { dashboardPath, nextQuery } from '../../core/web/dashboard-path.js';
 import { mayAct, MINIMUM_ROLE, type Area, type Role } from '../../core/permissions.js';
 import { planAtLeast, planOfArea, type Plan } from '../../core/plans.js';
+import { takePlace, type WindowCounter } from '../../core/rate-limit.js';
 import { isUniqueViolation, type Clock, type Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
 import type { UserRow } from '../../db/types.js';
@@ -37,6 +38,8 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
 };
 /** A magic link printed by the CLI for a person it just created: they may not read it within 15 minutes. */
 const CLI_LINK_TTL_MS = 24 * 60 * MINUTE_MS;
+/** A person may send a new address's link this often: each goes to an address of their choosing, perhaps not theirs. */
+const EMAIL_CHANGES_PER_HOUR = 5;
 const TOKEN = /^[0-9A-Za-z]{43}$/;
 
 export interface SignInMailer {
@@ -105,6 +108,8 @@ export function createAuthService(deps: {
   accounts: Pick<AccountsService, 'open'> & Pick<AccountRecords, 'byEmail' | 'byId'>;
   audit: AuditLog;
   throttle: SignInThrottle;
+  /** Bounds the links one person has mailed to addresses of their choosing (e-mail changes). */
+  counter: WindowCounter;
   mail: SignInMailer;
   secondFactor: SecondFactor;
   jobs: Pick<JobQueue, 'enqueue'>;
@@ -486,6 +491,12 @@ export function createAuthService(deps: {
         }
       });
       if (await users.byEmail(email)) throw addressTaken(email);
+      await takePlace(deps.counter, {
+        key: `email-change:${person.id}`,
+        limit: EMAIL_CHANGES_PER_HOUR,
+        windowMs: 60 * MINUTE_MS,
+        message: `At most ${EMAIL_CHANGES_PER_HOUR} new addresses an hour: wait a while and ask again`,
+      });
       await db.transaction().execute(async (trx) => {
         await spendLiveSignInTokensOf(trx, person.id, clock(), 'email-change');
         const token = await issueToken('email-change', { userId: person.id, email }, trx);
