@@ -45,6 +45,7 @@ import { portalRoutes } from './viewer/portal.routes.js';
 import type { Config } from './config.js';
 import type { Runtime } from './runtime.js';
 import { derivedKey } from './infra/crypto/tokens.js';
+import { capConnectionsPerClient } from './infra/http/client-connections.js';
 
 const API_REFERENCE_POLICY =
   "default-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'none'; " +
@@ -81,6 +82,13 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     clientErrorHandler,
     schemaController: schemaCompilers,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Behind a proxy every connection comes from it, so the cap is the proxy's to keep.
+  if (config.maxConnectionsPerClient > 0 && config.trustProxy === false) {
+    capConnectionsPerClient(app.server, config.maxConnectionsPerClient, (network) =>
+      app.log.warn({ network, limit: config.maxConnectionsPerClient }, 'connections refused: one client is over MAX_CONNECTIONS_PER_CLIENT'),
+    );
+  }
 
   app.decorateRequest('principal', null);
   app.removeContentTypeParser('application/json');

@@ -53,6 +53,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A connection on which nothing moves for this long is closed (a client that stops sending its request or reading its answer). */
   idleTimeoutSeconds: number;
+  /** Open connections one client network may hold; 0: no cap (behind a proxy, which caps them). */
+  maxConnectionsPerClient: number;
   /** A request whose headers and body have not all arrived after this long is answered 408 and its connection closed. */
   requestTimeoutSeconds: number;
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer can notice. */
@@ -370,6 +372,7 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers: dnsServers(env),
     metricsToken: metricsToken(env),
     idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 60, 1, 3600),
+    maxConnectionsPerClient: integer(env, 'MAX_CONNECTIONS_PER_CLIENT', 500, 0, 1_000_000),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 1800, 1, 86_400),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 600),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 1, 3600),
