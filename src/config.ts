@@ -53,6 +53,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A connection on which nothing moves for this long is closed (a client that stops sending its request or reading its answer). */
   idleTimeoutSeconds: number;
+  /** What one account's files may take in all, in bytes; null: no limit. */
+  accountStorageBytes: number | null;
   /** Open connections one client network may hold; 0: no cap (behind a proxy, which caps them). */
   maxConnectionsPerClient: number;
   /** A request whose headers and body have not all arrived after this long is answered 408 and its connection closed. */
@@ -105,6 +107,9 @@ export interface Config {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A limit in MB as bytes; 0 means none. */
+const megabytesOrUnlimited = (megabytes: number): number | null => (megabytes === 0 ? null : megabytes * 1024 * 1024);
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -373,6 +378,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env),
     idleTimeoutSeconds: integer(env, 'IDLE_TIMEOUT_SECONDS', 60, 1, 3600),
     maxConnectionsPerClient: integer(env, 'MAX_CONNECTIONS_PER_CLIENT', 500, 0, 1_000_000),
+    accountStorageBytes: megabytesOrUnlimited(integer(env, 'ACCOUNT_STORAGE_MB', 0, 0, 1_000_000_000)),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 1800, 1, 86_400),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 600),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 1, 3600),

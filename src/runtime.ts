@@ -168,6 +168,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     agreements: agreementPolicy,
     documents: createLinkDocuments({ db, blobs }),
     idempotency,
+    accounts: accountRecords,
+    storageLimitBytes: config.accountStorageBytes,
   });
   const agreements = createAgreementsService({ db, clock, links, accounts: accountRecords, audit });
   const templates = createTemplatesService({ db, clock, payments: stripeConnect, agreements: agreementPolicy, idempotency });

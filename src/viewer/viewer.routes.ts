@@ -19,6 +19,7 @@ import type { Gate, GateState, LinkPreview, RoomView, VisitorPage, VisitsService
 import type { Brand, BrandProvider } from '../modules/branding/brand.js';
 import { addVisitorPageHeaders, pathNamesNothing, sendPage, type PageOptions } from './render.js';
 import { readSessionToken, ROOM_VISIT_COOKIE, setSessionCookie, VISIT_COOKIE } from '../core/web/visit-cookie.js';
+import { sizeLabel } from '../core/sizes.js';
 
 interface ViewerDeps {
   visits: Pick<
@@ -108,12 +109,6 @@ function isUnattendedFetch(request: FastifyRequest): boolean {
   const agent = request.headers['user-agent'] ?? '';
   const purpose = `${request.headers['sec-purpose'] ?? ''} ${request.headers.purpose ?? ''}`;
   return agent.trim() === '' || LINK_PREVIEW_AGENTS.test(agent) || AUTOMATED_AGENTS.test(agent) || /\bprefetch\b/i.test(purpose);
-}
-
-function sizeLabel(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** Visitor pages: /v/{id} and its forms, the document bytes and the tracking beacon. */

@@ -252,6 +252,18 @@ export async function replaceLinkFile(db: Executor, accountId: number, id: strin
   return result.numUpdatedRows > 0n;
 }
 
+/** The bytes of the account's stored files: each file link's current version, until its file is purged. */
+export async function storedBytesOf(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('links')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size'), eb.val(0)).as('bytes'))
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'file')
+    .where('blob_purged_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
+}
+
 /** Deletes the link and uncounts it (call it in a transaction, as `insertLink`); answers what it was, undefined when none. */
 export async function deleteLink(db: Executor, accountId: number, id: string): Promise<Pick<LinkRow, 'kind' | 'name'> | undefined> {
   const deleted = await db

@@ -131,6 +131,21 @@ export const linksRoutes: FastifyPluginAsyncTypebox<{ links: LinksService; uploa
   }
 
   app.get(
+    '/storage',
+    {
+      schema: {
+        tags,
+        operationId: 'getStorage',
+        summary: "What the account's files take, and its limit (ACCOUNT_STORAGE_MB; null: none)",
+        description:
+          'Each file link counts its current version until its file is purged; the page images drawn from it do not count. An upload or replacement that would go past the limit is refused with 413.',
+        response: { 200: Type.Object({ usedBytes: Type.Integer(), limitBytes: Type.Union([Type.Integer(), Type.Null()]) }), ...authErrors },
+      },
+    },
+    async (request) => links.storage(principalOf(request).accountId),
+  );
+
+  app.get(
     '',
     {
       schema: {

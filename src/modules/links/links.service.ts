@@ -3,8 +3,10 @@ import type { Db } from '../../db/kysely.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { LinkRow, NewLink } from '../../db/types.js';
 import { recordName } from '../../core/text.js';
-import { badRequest, gone, notFound, unprocessable } from '../../core/errors.js';
+import { badRequest, gone, notFound, payloadTooLarge, unprocessable } from '../../core/errors.js';
+import { sizeLabel } from '../../core/sizes.js';
 import { isoTime } from '../../core/timestamps.js';
+import type { AccountRecords } from '../accounts/account-records.js';
 import { hashPassword } from '../../infra/crypto/passwords.js';
 import { randomBase62, sha256Hex } from '../../infra/crypto/tokens.js';
 import type { BlobStore } from '../../infra/storage/index.js';
@@ -256,8 +258,26 @@ export function createLinksService(deps: {
   agreements: AgreementPolicy;
   documents: LinkDocuments;
   idempotency: Pick<IdempotencyService, 'once'>;
+  /** Serialises the storage check of an account's uploads. */
+  accounts: Pick<AccountRecords, 'lock'>;
+  /** What an account's files may take in all (ACCOUNT_STORAGE_MB); null: no limit. */
+  storageLimitBytes: number | null;
 }) {
-  const { db, clock, blobs, viewerBase, audit, payments, agreements, documents, idempotency } = deps;
+  const { db, clock, blobs, viewerBase, audit, payments, agreements, documents, idempotency, accounts, storageLimitBytes } = deps;
+
+  /**
+   * Refuses a file that would take the account's files past its storage limit (413), counting the
+   * one it replaces as freed. Under the account's lock, so two uploads cannot both take the last room.
+   */
+  async function assertStorageFits(trx: Executor, accountId: number, adding: number, freeing = 0): Promise<void> {
+    if (storageLimitBytes === null) return;
+    await accounts.lock(trx, accountId);
+    const used = await repo.storedBytesOf(trx, accountId);
+    if (used - freeing + adding <= storageLimitBytes) return;
+    throw payloadTooLarge(
+      `This account's storage is full: its files take ${sizeLabel(used)} of its ${sizeLabel(storageLimitBytes)} and this one needs ${sizeLabel(adding)}. Delete links you no longer need, or ask whoever runs this linkvault for more room`,
+    );
+  }
   /** The spec's Link object, every setting, and how far its pages are. */
   const detailOf = async (link: LinkRow, settings = settingsOf(link)) => ({
     ...toLinkMetadata(link),
@@ -391,6 +411,11 @@ export function createLinksService(deps: {
     viewerUrlFor,
     newLinkId: () => randomBase62(22),
 
+    /** What the account's files take, and may take in all (null: no limit). */
+    async storage(accountId: number) {
+      return { usedBytes: await repo.storedBytesOf(db, accountId), limitBytes: storageLimitBytes };
+    },
+
     /** `alongWith` commits with the new link (an idempotency record of the answer). */
     async createFileLink(
       source: ChangeSource,
@@ -422,6 +447,7 @@ export function createLinksService(deps: {
       const created: CreatedLink = { id: linkId, viewer_url: await viewerUrlFor(accountId, linkId) };
       const { password, ...visibleSettings } = settings;
       await db.transaction().execute(async (trx) => {
+        await assertStorageFits(trx, accountId, file.size);
         await repo.insertLink(trx, link);
         await audit.record(
           source,
@@ -617,9 +643,10 @@ export function createLinksService(deps: {
      */
     async replaceFile(source: ChangeSource, id: string, file: StoredFile, fromVersion: number, alongWith?: CommitsWith<ReplacedFile>) {
       const { accountId } = source;
-      await ownFileLink(accountId, id);
+      const current = await ownFileLink(accountId, id);
       const replaced: ReplacedFile = { ok: true, version: fromVersion + 1 };
       await db.transaction().execute(async (trx) => {
+        await assertStorageFits(trx, accountId, file.size, current.blob_purged_at === null ? current.size : 0);
         const switched = await repo.replaceLinkFile(trx, accountId, id, fromVersion, {
           blob_key: file.blobKey,
           wrapped_key: file.wrappedKey,

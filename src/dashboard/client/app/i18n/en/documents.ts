@@ -94,6 +94,7 @@ export const documents = {
   'documents.uploadScreen.noTemplate': 'No template (account defaults)',
   'documents.uploadScreen.drop': 'Drop files here, or choose files',
   'documents.uploadScreen.dropHint': 'Several at once, up to 100 MB each.',
+  'documents.uploadScreen.storage': "This account's files take {used} of its {limit}.",
   'documents.uploadScreen.files': 'Uploads',
   'documents.uploadScreen.done': 'Uploaded',
   'documents.uploadScreen.doneSpoken': '{name} uploaded',

@@ -41,7 +41,7 @@ function useUploads(templateId: string) {
       transfer.done.then(
         (link) => {
           update(key, { state: 'done', link });
-          void invalidate('links');
+          void invalidate('links', 'storage');
         },
         (error: Error) => update(key, error instanceof TransferCancelled ? { state: 'cancelled' } : { state: 'failed', error: error.message }),
       );
@@ -95,6 +95,20 @@ function DropZone({ onFiles }: { onFiles: (files: FileList) => void }) {
         }}
       />
     </label>
+  );
+}
+
+/** What the account's files take of the room the server gives it; said only where there is a limit. */
+function StorageUse() {
+  const storage = useQuery('storage', () => ok(api.GET('/api/links/storage')));
+  const { usedBytes, limitBytes } = storage.data ?? { usedBytes: 0, limitBytes: null };
+  if (limitBytes === null) return null;
+  const text = t('documents.uploadScreen.storage', { used: formatBytes(usedBytes), limit: formatBytes(limitBytes) });
+  return (
+    <div class="documents-storage">
+      <meter min={0} max={limitBytes} value={usedBytes} high={limitBytes * 0.9} aria-label={text} />
+      <span class="muted">{text}</span>
+    </div>
   );
 }
 
@@ -164,6 +178,7 @@ export function UploadScreen() {
       <div class="card section">
         <TemplatePicker value={templateId} onValue={setTemplateId} />
         <DropZone onFiles={start} />
+        <StorageUse />
       </div>
       {uploads.length > 0 && (
         <section aria-label={t('documents.uploadScreen.files')}>
