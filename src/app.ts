@@ -11,6 +11,7 @@ import { acceptMethodAliases } from './core/method-aliases.js';
 import { withUniqueOperationIds } from './core/openapi.js';
 import { refuseNulInJson, refuseNulInUrl, schemaCompilers } from './core/validation.js';
 import { ownerSessionCookie } from './core/web/owner-session-cookie.js';
+import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { oidcRoutes } from './modules/auth/oidc.routes.js';
 import { membersRoutes } from './modules/members/members.routes.js';
@@ -185,6 +186,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       await api.register(sessionsRoutes, { prefix: '/sessions', sessions: services.sessions });
       await api.register(twoFactorRoutes, { prefix: '/me/two-factor', twoFactor: services.twoFactor, cookie: sessionCookie });
       await api.register(membersRoutes, { members: services.members, invitations: services.invitations });
+      await api.register(accountsRoutes, { accounts: services.accounts });
       await api.register(auditRoutes, { audit: services.audit });
       await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
       // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.

@@ -129,7 +129,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
   const accountRecords = createAccountRecords({ db });
   const audit = createAuditLog({ db, clock });
   const apiKeys = createApiKeysService({ db, precompile: database.precompile, clock, usage: keyUsage, accounts: accountRecords, audit });
-  const accounts = createAccountsService({ db, clock, apiKeys });
+  const accounts = createAccountsService({ db, clock, apiKeys, audit });
   const users = createUsersService({ db, clock });
   const sessions = createSessionsService({
     db,

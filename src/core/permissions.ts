@@ -31,7 +31,7 @@ export const MINIMUM_ROLE = {
   'audit-log': 'admin',
   /** making, changing or removing an owner */
   owners: 'owner',
-  /** deleting the account */
+  /** the account itself: its name and address */
   account: 'owner',
 } as const satisfies Record<string, Role>;
 

@@ -8,7 +8,7 @@ import { operationsOf } from '../helpers/operations.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
 import { startSmtp } from '../helpers/smtp.js';
 
-type Access = 'public' | 'member' | 'admin';
+type Access = 'public' | 'member' | 'admin' | 'owner';
 
 /**
  * Every operation of the OpenAPI document and the least role that may call it, written here,
@@ -46,6 +46,9 @@ const ACCESS: Record<string, Access> = {
   'DELETE /api/me/membership': 'member',
   'GET /api/links/storage': 'member',
   'PATCH /api/me': 'member',
+
+  'GET /api/account': 'owner',
+  'PATCH /api/account': 'owner',
 
   'GET /api/members': 'admin',
   'PATCH /api/members/{userId}': 'admin',
@@ -159,6 +162,9 @@ test('role walk: every operation as owner, admin and member; members are refused
       if (access === 'admin' && role === 'member') {
         assert.equal(response.status, 403, label);
         assert.match(String(response.body.error), /needs the admin role or higher; you are a member/, label);
+      } else if (access === 'owner' && role !== 'owner') {
+        assert.equal(response.status, 403, label);
+        assert.match(String(response.body.error), new RegExp(`needs the owner role; you are an? ${role}`), label);
       } else {
         assert.notEqual(response.status, 403, label);
       }

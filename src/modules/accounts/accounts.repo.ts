@@ -14,6 +14,12 @@ export function findAccountByEmail(db: Executor, email: string): Promise<Account
   return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+/** A new name or address; false when the account is gone. */
+export async function updateAccount(db: Executor, id: number, changes: Partial<Pick<AccountRow, 'name' | 'email'>>): Promise<boolean> {
+  const result = await db.updateTable('accounts').set(changes).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function updateAccountPlan(db: Executor, email: string, plan: string): Promise<boolean> {
   const result = await db.updateTable('accounts').set({ plan }).where('email', '=', email).executeTakeFirst();
   return result.numUpdatedRows > 0n;

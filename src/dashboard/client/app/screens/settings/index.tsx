@@ -4,6 +4,7 @@ import { t, type MessageKey } from '../../i18n/index.js';
 import { useCan, useMe, type Area } from '../../session.js';
 import { EmptyState } from '../../ui/feedback.js';
 import { PageHeader } from '../../ui/page.js';
+import { AccountSection } from './account-section.js';
 import { AgreementsSection } from './agreements-section.js';
 import { ApiKeysSection } from './api-keys-section.js';
 import { AuditLogSection } from './audit-log-section.js';
@@ -29,6 +30,7 @@ const SECTIONS: SettingsSection[] = [
   { id: 'profile', label: 'settings.nav.profile', component: ProfileSection },
   { id: 'two-factor', label: 'settings.nav.twoFactor', component: TwoFactorSection },
   { id: 'sessions', label: 'settings.nav.sessions', component: SessionsSection },
+  { id: 'account', label: 'settings.nav.account', area: 'account', component: AccountSection },
   { id: 'members', label: 'settings.nav.members', area: 'members', component: MembersSection },
   { id: 'api-keys', label: 'settings.nav.apiKeys', area: 'api-keys', component: ApiKeysSection },
   { id: 'branding', label: 'settings.nav.branding', area: 'branding', component: BrandingSection },
