@@ -148,6 +148,6 @@ export const en: MailStrings = {
     preheader: (d) => `You now sign in as ${d.newEmail}.`,
     heading: 'Your sign-in address changed',
     intro: (d) => `Your linkvault sign-in moved from this address to ${d.newEmail}. Sign-in and reset links sent here before no longer work.`,
-    notYou: 'If you didn’t make this change, ask an owner of your account to remove this sign-in’s access right away.',
+    notYou: 'If you didn’t make this change, ask an owner of your account right away to remove that address from its members.',
   },
 };

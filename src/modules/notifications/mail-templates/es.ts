@@ -150,6 +150,6 @@ export const es: MailStrings = {
     heading: 'Tu dirección de acceso ha cambiado',
     intro: (d) =>
       `Tu acceso a linkvault ha pasado de esta dirección a ${d.newEmail}. Los enlaces de acceso y de restablecimiento enviados aquí antes ya no funcionan.`,
-    notYou: 'Si no has hecho este cambio, pide enseguida a un propietario de tu cuenta que retire el acceso de esta cuenta de usuario.',
+    notYou: 'Si no has hecho tú este cambio, pide enseguida a un propietario de tu cuenta que quite esa dirección de sus miembros.',
   },
 };

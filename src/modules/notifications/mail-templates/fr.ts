@@ -156,6 +156,6 @@ export const fr: MailStrings = {
     intro: (d) =>
       `Votre connexion linkvault est passée de cette adresse à ${d.newEmail}. Les liens de connexion et de réinitialisation envoyés ici auparavant ne fonctionnent plus.`,
     notYou:
-      'Si vous n’êtes pas à l’origine de ce changement, demandez sans attendre à un propriétaire de votre compte de retirer l’accès de cette connexion.',
+      'Si vous n’êtes pas à l’origine de ce changement, demandez sans attendre à un propriétaire de votre compte de retirer cette adresse de ses membres.',
   },
 };

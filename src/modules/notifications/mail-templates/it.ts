@@ -150,6 +150,6 @@ export const it: MailStrings = {
     heading: 'Il tuo indirizzo di accesso è cambiato',
     intro: (d) =>
       `Il tuo accesso a linkvault è passato da questo indirizzo a ${d.newEmail}. I link di accesso e di reimpostazione inviati qui prima non funzionano più.`,
-    notYou: 'Se non hai fatto tu questa modifica, chiedi subito a un proprietario del tuo account di togliere l’accesso a questo utente.',
+    notYou: 'Se non hai fatto tu questa modifica, chiedi subito a un proprietario del tuo account di togliere quell’indirizzo dai membri.',
   },
 };

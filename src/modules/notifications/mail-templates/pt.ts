@@ -151,6 +151,6 @@ export const pt: MailStrings = {
     heading: 'Seu endereço de acesso mudou',
     intro: (d) =>
       `Seu acesso ao linkvault passou deste endereço para ${d.newEmail}. Links de acesso e de redefinição enviados para cá antes não funcionam mais.`,
-    notYou: 'Se não foi você que fez essa alteração, peça agora a um proprietário da sua conta que retire o acesso desse login.',
+    notYou: 'Se não foi você que fez essa alteração, peça agora a um proprietário da sua conta que remova esse endereço dos membros.',
   },
 };
