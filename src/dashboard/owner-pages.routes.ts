@@ -55,8 +55,8 @@ const SIGN_IN_ERRORS: Record<string, string> = {
 const SIGN_IN_FAILED = 'The sign-in did not work; try again.';
 
 const ROLES: Record<Role, { label: string; scope: string }> = {
-  owner: { label: 'Owner', scope: 'Owners can do everything, including managing people and deleting the account.' },
-  admin: { label: 'Admin', scope: 'Admins can do everything but change owners or delete the account.' },
+  owner: { label: 'Owner', scope: "Owners can do everything, including managing owners and changing the account's name and address." },
+  admin: { label: 'Admin', scope: "Admins can do everything but change owners or the account's name and address." },
   member: { label: 'Member', scope: 'Members work with links, uploads, data rooms, client portals, templates and analytics.' },
 };
 
