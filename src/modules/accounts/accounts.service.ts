@@ -1,11 +1,11 @@
 import type { Db } from '../../db/kysely.js';
 import { isUniqueViolation, type Clock, type Executor } from '../../db/executor.js';
-import { badRequest, conflict, unprocessable, notFound } from '../../core/errors.js';
-import { isEmail } from '../../core/email-address.js';
+import { conflict, unprocessable, notFound } from '../../core/errors.js';
 import type { Plan } from '../../core/plans.js';
 import { isoTime } from '../../core/timestamps.js';
 import { recordName } from '../../core/text.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { newPersonEmail } from '../users/users.service.js';
 import { commandLineSource, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import { findAccountByEmail, findAccountById, insertAccount, lockAccount, updateAccount, updateAccountPlan } from './accounts.repo.js';
 
@@ -45,9 +45,7 @@ export function createAccountsService(deps: {
      */
     async update(source: ChangeSource, changes: { name?: string; email?: string }) {
       const name = changes.name === undefined ? undefined : recordName(changes.name, 'An account name', ACCOUNT_NAME_MAX);
-      const email = changes.email === undefined ? undefined : changes.email.trim().toLowerCase();
-      if (email !== undefined && !isEmail(email))
-        throw badRequest(`"${email}" is not an e-mail address that can be used here, such as name@example.com`);
+      const email = changes.email === undefined ? undefined : newPersonEmail(changes.email);
       const updated = await db.transaction().execute(async (trx) => {
         await lockAccount(trx, source.accountId);
         const account = await findAccountById(trx, source.accountId);

@@ -130,6 +130,10 @@ export function createAuthService(deps: {
     return token;
   }
 
+  /** The token's row as it would be accepted now, without using it; undefined for a malformed, used or expired one. */
+  const pending = (purpose: TokenPurpose, token: string) =>
+    TOKEN.test(token) ? findUsableSignInToken(db, sha256Hex(token), purpose, clock()) : Promise.resolve(undefined);
+
   async function consume(purpose: TokenPurpose, token: string, executor: Executor) {
     const row = TOKEN.test(token) ? await consumeSignInToken(executor, sha256Hex(token), purpose, clock()) : undefined;
     if (!row) throw unusableLink();
@@ -317,7 +321,7 @@ export function createAuthService(deps: {
     },
 
     async setupTokenUsable(token: string): Promise<boolean> {
-      return TOKEN.test(token) && (await findUsableSignInToken(db, sha256Hex(token), 'setup', clock())) !== undefined && !(await users.anyExists());
+      return (await pending('setup', token)) !== undefined && !(await users.anyExists());
     },
 
     needsSetup: async () => !(await users.anyExists()),
@@ -393,8 +397,8 @@ export function createAuthService(deps: {
      * repeated with it; each try with a second factor counts in the sign-in throttle.
      */
     async signInWithLink(input: { token: string; code?: string }, client: Client): Promise<SignedIn> {
-      const pending = TOKEN.test(input.token) ? await findUsableSignInToken(db, sha256Hex(input.token), 'magic-link', clock()) : undefined;
-      const user = pending?.user_id == null ? undefined : await users.byId(pending.user_id);
+      const link = await pending('magic-link', input.token);
+      const user = link?.user_id == null ? undefined : await users.byId(link.user_id);
       if (!user || user.disabled_at !== null) throw unusableLink();
       if (user.totp_confirmed_at !== null) await throttle.counted(user.email, client.ip, () => assertSecondFactor(user, input.code, client));
       return db.transaction().execute(async (trx) => {
@@ -514,8 +518,7 @@ export function createAuthService(deps: {
 
     /** The new address of a usable e-mail change link, for its page to name; undefined when the link cannot be used. */
     async emailChangeFor(token: string): Promise<string | undefined> {
-      const row = TOKEN.test(token) ? await findUsableSignInToken(db, sha256Hex(token), 'email-change', clock()) : undefined;
-      return row?.email ?? undefined;
+      return (await pending('email-change', token))?.email ?? undefined;
     },
 
     /**
