@@ -186,7 +186,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       await api.register(sessionsRoutes, { prefix: '/sessions', sessions: services.sessions });
       await api.register(twoFactorRoutes, { prefix: '/me/two-factor', twoFactor: services.twoFactor, cookie: sessionCookie });
       await api.register(membersRoutes, { members: services.members, invitations: services.invitations });
-      await api.register(accountsRoutes, { accounts: services.accounts });
+      await api.register(accountsRoutes, { accounts: services.accounts, closure: services.accountClosure });
       await api.register(auditRoutes, { audit: services.audit });
       await api.register(apiKeysRoutes, { prefix: '/api-keys', apiKeys: services.apiKeys });
       // Multipart parsing (and its per-request hooks) only where files are sent: uploads, new versions, logos.

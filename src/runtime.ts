@@ -16,6 +16,7 @@ import { createSafeHttpClient } from './infra/http/safe-fetch.js';
 import { createBlobStore } from './infra/storage/index.js';
 import { createAccessRequestRecords, createAccessRequestsService } from './modules/access-requests/access-requests.service.js';
 import { createAccountRecords } from './modules/accounts/account-records.js';
+import { ACCOUNT_FILES_JOB, createAccountClosure } from './modules/accounts/account-closure.service.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { countDownload, countView, createAnalyticsService, linkTallies } from './modules/analytics/analytics.service.js';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.js';
@@ -264,6 +265,8 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     jobs,
   });
   jobs.register(SIGN_IN_MAIL_JOB, auth.linkMailJob);
+  const accountClosure = createAccountClosure({ db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs });
+  jobs.register(ACCOUNT_FILES_JOB, accountClosure.job);
   // openid-client is loaded only when single sign-on is configured.
   const oidc = config.oidc
     ? createOidcService({
@@ -428,6 +431,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     services: {
       apiKeys,
       accounts,
+      accountClosure,
       audit,
       users,
       sessions,

@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openSection, PHONE, signedInDashboard } from '../helpers/dashboard.js';
-import { signedInPerson } from '../helpers/people.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
 
 after(closeBrowser);
 
@@ -70,5 +70,30 @@ for (const viewport of [DESKTOP, PHONE]) {
     const admin = await signedInDashboard(t, app, { role: 'admin', accountId, viewport });
     await openSection(admin.page, app, 'profile');
     assert.equal(await admin.page.getByRole('link', { name: 'Account', exact: true }).count(), 0, 'not offered to an admin');
+  });
+}
+
+for (const viewport of [DESKTOP, PHONE]) {
+  test(`deleting the account at ${viewport.width} px: its name typed out and the password; then the sign-in page, and the session is gone`, async (t) => {
+    const app = await startApp(t);
+    const { page, client, email } = await signedInDashboard(t, app, { role: 'owner', viewport });
+    await client.patch('/api/account', { name: 'Closing Ventures' });
+    await openSection(page, app, 'account');
+    const section = page.getByRole('region', { name: 'Delete this account' });
+    const submit = section.getByRole('button', { name: 'Delete Closing Ventures for good' });
+    await section.getByLabel('Type Closing Ventures to confirm').fill('Closing Venture');
+    await section.getByLabel('Your password').fill('not the password');
+    assert.ok(await submit.isDisabled(), 'not until the name is typed out');
+    await section.getByLabel('Type Closing Ventures to confirm').fill('Closing Ventures');
+    await submit.click();
+    await section.getByText('The current password is not right').waitFor();
+    await checkScreen(page, `settings-account-delete-${viewport.width}`);
+
+    await section.getByLabel('Your password').fill(TEST_PASSWORD);
+    await submit.click();
+    await page.waitForURL(/\/sign-in/);
+    assert.equal((await client.get('/api/me')).status, 401);
+    const again = await createSessionClient(app.url).post('/api/auth/sign-in', { email, password: TEST_PASSWORD });
+    assert.equal(again.status, 401, 'the sign-in of a person of no other account went with it');
   });
 }

@@ -41,6 +41,7 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'POST /api/me/password',
   'POST /api/me/email',
   'DELETE /api/me/membership',
+  'DELETE /api/account',
   'PATCH /api/me',
   'PUT /api/me', // PATCH's aliases (DESIGN §4)
   'POST /api/me',

@@ -49,6 +49,7 @@ const ACCESS: Record<string, Access> = {
 
   'GET /api/account': 'owner',
   'PATCH /api/account': 'owner',
+  'DELETE /api/account': 'owner',
 
   'GET /api/members': 'admin',
   'PATCH /api/members/{userId}': 'admin',

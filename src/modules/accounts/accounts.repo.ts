@@ -46,3 +46,9 @@ export async function findFirstAccountId(db: Executor): Promise<number | undefin
   const row = await db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
   return row?.id;
 }
+
+/** Deletes the account; every row that belongs to it goes with it (foreign keys cascade). */
+export async function deleteAccount(db: Executor, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -77,6 +77,12 @@ const twoFactorRequired = () =>
   new AppError(401, 'Enter the six-digit code from your authenticator app, or a recovery code', { 'x-two-factor': 'required' });
 const signInRefused = () => unauthorized('The e-mail or password is not right');
 const existingSignIn = () => unauthorized('This e-mail already has a linkvault sign-in: enter its password to accept');
+/** What a signed-in person gives to prove it is them before a change of consequence. */
+export interface SelfProof {
+  currentPassword?: string;
+  code?: string;
+}
+
 const addressTaken = (email: string) => conflict(`${email} has a linkvault sign-in of its own; choose another address`);
 
 /**
@@ -261,6 +267,24 @@ export function createAuthService(deps: {
       throw unprocessable(password === undefined ? 'Enter your current password' : 'The current password is not right');
     }
     return proven;
+  }
+
+  /**
+   * What a sign-in would ask, asked again before a change that cannot be undone by the session
+   * alone: the current password when the person has one, the second factor when it is on. A
+   * wrong or missing answer is a 422, counted like a failed sign-in.
+   */
+  async function proveSelf(person: UserRow, proof: SelfProof, client: Client, reason: string): Promise<void> {
+    await throttle.counted(person.email, client.ip, async () => {
+      if (person.password_hash !== null) await assertCurrentPassword(person, proof.currentPassword, client, reason);
+      if (person.totp_confirmed_at === null) return;
+      const code = proof.code?.trim() ?? '';
+      if (code === '') throw unprocessable('Enter the six-digit code from your authenticator app, or a recovery code');
+      if (!(await secondFactor.verify(person, code))) {
+        await recordFailure(person.email, client, 'two-factor code');
+        throw unprocessable('The two-factor code is not right');
+      }
+    });
   }
 
   /** The person of a session, for what only a signed-in person may do to their own sign-in. */
@@ -480,20 +504,11 @@ export function createAuthService(deps: {
      * sign-in); then a link valid an hour goes to the new address, and nothing changes until it is
      * opened. A newer request spends the link of an older one. Answers the address written to.
      */
-    async requestEmailChange(principal: Principal, input: { email: string; currentPassword?: string; code?: string }, client: Client) {
+    async requestEmailChange(principal: Principal, input: SelfProof & { email: string }, client: Client) {
       const person = await personOf(principal);
       const email = newPersonEmail(input.email);
       if (email === person.email) throw conflict('This is already the address you sign in with');
-      await throttle.counted(person.email, client.ip, async () => {
-        if (person.password_hash !== null) await assertCurrentPassword(person, input.currentPassword, client, 'e-mail change');
-        if (person.totp_confirmed_at === null) return;
-        const code = input.code?.trim() ?? '';
-        if (code === '') throw unprocessable('Enter the six-digit code from your authenticator app, or a recovery code');
-        if (!(await secondFactor.verify(person, code))) {
-          await recordFailure(person.email, client, 'two-factor code');
-          throw unprocessable('The two-factor code is not right');
-        }
-      });
+      await proveSelf(person, input, client, 'e-mail change');
       if (await users.byEmail(email)) throw addressTaken(email);
       await takePlace(deps.counter, {
         key: `email-change:${person.id}`,
@@ -552,6 +567,13 @@ export function createAuthService(deps: {
         return person.id;
       });
       sessions.forgetUser(userId);
+    },
+
+    /** The signed-in person, once they have proved it is them (`proveSelf`), for another module's change of consequence. */
+    async provenPerson(principal: Principal, proof: SelfProof, client: Client, reason: string): Promise<UserRow> {
+      const person = await personOf(principal);
+      await proveSelf(person, proof, client, reason);
+      return person;
     },
 
     async invitationFor(token: string) {

@@ -119,7 +119,7 @@ const domainOfHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
 export function createBrandingService(deps: {
   db: Db;
   clock: Clock;
-  blobs: Pick<BlobStore, 'put' | 'get' | 'delete'>;
+  blobs: Pick<BlobStore, 'put' | 'get' | 'delete' | 'deletePrefix'>;
   masterKey: Buffer;
   publicUrl: string;
   systemFrom: string;
@@ -205,6 +205,9 @@ export function createBrandingService(deps: {
       const rows = await findLogoKeys(db, accountIds);
       return new Set(rows.flatMap((row) => (row.logo_key === null ? [] : [row.logo_key])));
     },
+
+    /** Deletes the stored logos of an account that is gone. */
+    purgeFiles: (accountId: number) => blobs.deletePrefix(`branding/${accountId}/`),
 
     async get(accountId: number): Promise<BrandingView> {
       return viewOf(await findBranding(db, accountId), accountId);

@@ -264,6 +264,12 @@ export async function storedBytesOf(db: Executor, accountId: number): Promise<nu
   return Number(row.bytes);
 }
 
+/** The ids of the account's file links, whose folders hold blobs (a room owns none). */
+export async function listFileLinkIds(db: Executor, accountId: number): Promise<string[]> {
+  const rows = await db.selectFrom('links').select('id').where('account_id', '=', accountId).where('kind', '=', 'file').execute();
+  return rows.map((row) => row.id);
+}
+
 /** Deletes the link and uncounts it (call it in a transaction, as `insertLink`); answers what it was, undefined when none. */
 export async function deleteLink(db: Executor, accountId: number, id: string): Promise<Pick<LinkRow, 'kind' | 'name'> | undefined> {
   const deleted = await db

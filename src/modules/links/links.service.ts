@@ -560,6 +560,17 @@ export function createLinksService(deps: {
       await documents.discard(id);
     },
 
+    /** The ids of the account's file links, read before the account is deleted, for `purgeFiles` after. */
+    fileIdsOf: (accountId: number, executor: Executor = db) => repo.listFileLinkIds(executor, accountId),
+
+    /** Deletes the stored files and renditions of links whose rows are gone. */
+    async purgeFiles(linkIds: readonly string[]): Promise<void> {
+      for (const id of linkIds) {
+        await blobs.deletePrefix(blobPrefixOf(id));
+        await documents.discard(id);
+      }
+    },
+
     setActive: (source: ChangeSource, id: string, isActive: boolean) =>
       changeSettings(source, id, { is_active: Number(isActive) }, changedFields({ isActive })),
 

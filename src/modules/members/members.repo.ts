@@ -174,3 +174,19 @@ export async function findPersonEmail(db: Executor, userId: number): Promise<str
   const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
   return row?.email;
 }
+
+/** The account's people, each with how many accounts they belong to in all. */
+export function listPeopleWithAccountCounts(db: Executor, accountId: number) {
+  return db
+    .selectFrom('memberships')
+    .select(['memberships.user_id'])
+    .select((eb) =>
+      eb
+        .selectFrom('memberships as each')
+        .select((inner) => inner.fn.countAll<number>().as('count'))
+        .whereRef('each.user_id', '=', 'memberships.user_id')
+        .as('accounts'),
+    )
+    .where('memberships.account_id', '=', accountId)
+    .execute();
+}

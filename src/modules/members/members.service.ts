@@ -17,6 +17,7 @@ import {
   insertMembership,
   listAccountsOf,
   listMembers,
+  listPeopleWithAccountCounts,
   updateRole,
 } from './members.repo.js';
 
@@ -93,6 +94,12 @@ export function createMembersService(deps: {
     async accountsOf(userId: number, executor: Executor = db) {
       const rows = await listAccountsOf(executor, userId);
       return rows.map((row) => ({ id: row.id, name: row.name ?? row.email, role: roleOf(row.role) }));
+    },
+
+    /** The account's people, and whether it is the only account each belongs to. */
+    async peopleOf(accountId: number, executor: Executor = db): Promise<{ userId: number; onlyHere: boolean }[]> {
+      const rows = await listPeopleWithAccountCounts(executor, accountId);
+      return rows.map((row) => ({ userId: row.user_id, onlyHere: Number(row.accounts) === 1 }));
     },
 
     async list(accountId: number) {

@@ -57,3 +57,8 @@ export async function claimTotpStep(db: Executor, id: number, step: number): Pro
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Deletes these people's sign-ins; their sessions, links mailed to them and recovery codes go with them. */
+export async function deleteUsers(db: Executor, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await db.deleteFrom('users').where('id', 'in', ids).execute();
+}

@@ -4,7 +4,7 @@ import type { UserRow } from '../../db/types.js';
 import { isEmail } from '../../core/email-address.js';
 import { badRequest, unprocessable } from '../../core/errors.js';
 import { hashPassword, verifyPassword } from '../../infra/crypto/passwords.js';
-import { anyUserExists, claimTotpStep, findUserByEmail, findUserById, insertUser, lockUser, updateUser } from './users.repo.js';
+import { anyUserExists, claimTotpStep, deleteUsers, findUserByEmail, findUserById, insertUser, lockUser, updateUser } from './users.repo.js';
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
@@ -79,6 +79,9 @@ export function createUsersService(deps: { db: Db; clock: Clock }) {
     /** A new sign-in address, already normalised and proved by its owner (`auth.confirmEmailChange`). */
     changeEmail: (userId: number, email: string, executor: Executor = db) => updateUser(executor, userId, { email }),
     /** Whether the person is e-mailed about the views of the links they made. */
+    /** Deletes the sign-ins of people who belong to no account any more. */
+    remove: (ids: readonly number[], executor: Executor = db) => deleteUsers(executor, ids),
+
     setViewAlerts: (userId: number, on: boolean, executor: Executor = db) => updateUser(executor, userId, { view_alerts_muted: on ? 0 : 1 }),
 
     recordSignIn: (userId: number, executor: Executor = db) => updateUser(executor, userId, { last_sign_in_at: clock() }),

@@ -475,7 +475,11 @@ export interface paths {
          * @description Alias of the canonical method. 400 for an address mail cannot go to; 409 for one another account has; 422 for a blank name.
          */
         post: operations["updateAccountViaPost"];
-        delete?: never;
+        /**
+         * Delete the account and everything in it, for good (204)
+         * @description Links, rooms, portals, templates, views and their analytics, purchases, members, invitations, keys, webhooks and settings go at once, the stored files right after; every session in the account ends, this one too, and people who belong to no other account lose their sign-in. `accountName` must be the account's name as GET /api/account gives it. Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes).
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -4849,6 +4853,87 @@ export interface operations {
             };
             /** @description Every error response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountName: string;
+                    currentPassword?: string;
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@ import { useConfirm } from '../../ui/dialog.js';
 import { FormError, TextField, Toggle } from '../../ui/forms.js';
 import { Section } from '../../ui/page.js';
 import { toast } from '../../ui/toast.js';
+import { NO_PROOF, ProofFields, proofBody, proofErrors, proofGiven, type Prover } from './proof-fields.js';
 import { succeeded } from './succeeded.js';
 
 /** Who is signed in, as GET /api/me tells it; the name and the sign-in address can be changed here. */
@@ -25,7 +26,7 @@ export function ProfileSection() {
           <dd>{t(`account.role.${me.role}`)}</dd>
         </dl>
       </Section>
-      {me.user && <EmailForm email={me.user.email} hasPassword={me.user.hasPassword} twoFactor={me.user.twoFactor} />}
+      {me.user && <EmailForm email={me.user.email} prover={me.user} />}
       {me.user && <ViewAlertsChoice on={me.user.viewAlerts} />}
       <PasswordForm />
       {me.user && <LeaveAccount account={me.account.name} />}
@@ -58,40 +59,27 @@ function NameForm({ name }: { name: string }) {
   );
 }
 
-const NO_EMAIL_CHANGE = { email: '', currentPassword: '', code: '' };
-
 /**
  * Asks for another sign-in address: the API mails it a link that makes the change. It is proved
  * as the API asks: the current password when the person has one, the code when two-factor is on.
  */
-function EmailForm({ email, hasPassword, twoFactor }: { email: string; hasPassword: boolean; twoFactor: boolean }) {
-  const [fields, setFields] = useState(NO_EMAIL_CHANGE);
+function EmailForm({ email, prover }: { email: string; prover: Prover }) {
+  const [newEmail, setNewEmail] = useState('');
+  const [proof, setProof] = useState(NO_PROOF);
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const request = useMutation(() =>
-    succeeded(
-      api.POST('/api/me/email', {
-        body: {
-          email: fields.email.trim(),
-          ...(hasPassword && { currentPassword: fields.currentPassword }),
-          ...(twoFactor && { code: fields.code }),
-        },
-      }),
-    ),
-  );
-  const set = (name: keyof typeof NO_EMAIL_CHANGE) => (value: string) => setFields({ ...fields, [name]: value });
-  // 400 and 409: the address (not one, or taken); 422: the proof, beside its field when there is one.
+  const request = useMutation(() => succeeded(api.POST('/api/me/email', { body: { email: newEmail.trim(), ...proofBody(prover, proof) } })));
+  // 400 and 409: the address (not one, or taken); 422: the proof.
   const error = request.error;
   const emailError = error?.status === 400 || error?.status === 409 ? error.message : undefined;
   const proofError = error?.status === 422 ? error.message : undefined;
-  const passwordError = hasPassword && !twoFactor ? proofError : undefined;
-  const codeError = twoFactor && !hasPassword ? proofError : undefined;
-  const formError = error && !emailError && !passwordError && !codeError ? error.message : undefined;
+  const formError = error && !emailError && !proofError ? error.message : proofErrors(prover, proofError).form;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const to = fields.email.trim();
+    const to = newEmail.trim();
     if (await request.run()) {
-      setFields(NO_EMAIL_CHANGE);
+      setNewEmail('');
+      setProof(NO_PROOF);
       setSentTo(to);
     }
   };
@@ -105,43 +93,15 @@ function EmailForm({ email, hasPassword, twoFactor }: { email: string; hasPasswo
           autoComplete="email"
           required
           maxLength={254}
-          value={fields.email}
-          onValue={set('email')}
+          value={newEmail}
+          onValue={setNewEmail}
           error={emailError}
         />
-        {hasPassword && (
-          <TextField
-            label={t('settings.email.password')}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={fields.currentPassword}
-            onValue={set('currentPassword')}
-            error={passwordError}
-          />
-        )}
-        {twoFactor && (
-          <TextField
-            label={t('settings.email.code')}
-            hint={t('settings.email.codeHint')}
-            autoComplete="one-time-code"
-            required
-            maxLength={40}
-            value={fields.code}
-            onValue={set('code')}
-            error={codeError}
-          />
-        )}
+        <ProofFields prover={prover} proof={proof} onProof={setProof} error={proofError} />
         <FormError message={formError} />
         <div role="status">{sentTo && <p class="notice-success">{t('settings.email.sent', { email: sentTo })}</p>}</div>
         <div class="form-actions">
-          <button
-            type="submit"
-            class="button"
-            disabled={
-              request.busy || fields.email.trim() === '' || (hasPassword && fields.currentPassword === '') || (twoFactor && fields.code === '')
-            }
-          >
+          <button type="submit" class="button" disabled={request.busy || newEmail.trim() === '' || !proofGiven(prover, proof)}>
             {request.busy ? t('state.saving') : t('settings.email.submit')}
           </button>
         </div>

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { ACCOUNT_FILES_JOB } from '../../src/modules/accounts/account-closure.service.js';
+import { startApp } from '../helpers/app.js';
+import { createLink, listFiles } from '../helpers/files.js';
+import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
+
+test('an owner deletes the account: everything in it goes, files after; people of no other account lose their sign-in; other accounts stay', async (t) => {
+  const app = await startApp(t);
+  const doomed = await app.createAccount('business');
+  const kept = await app.createAccount('business');
+  const owner = await signedInPerson(app, doomed.accountId, 'owner');
+  const admin = await signedInPerson(app, doomed.accountId, 'admin');
+  const both = await signedInPerson(app, doomed.accountId, 'member');
+  await app.runtime.services.members.join(both.userId, kept.accountId, 'member');
+
+  const link = { id: await createLink(doomed.http, 'the deal in brief', 'deck.txt') };
+  const keptLink = { id: await createLink(kept.http, 'still here', 'notes.txt') };
+  const logo = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#36c' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('logo', new Blob([new Uint8Array(logo)]), 'logo.png');
+  const branded = await doomed.http.post('/api/branding', form);
+  assert.equal(branded.status, 200, JSON.stringify(branded.body));
+  const blobsOf = (folder: string, id: string | number) => listFiles(path.join(app.dataDir, 'blobs', folder, String(id)));
+  assert.equal((await blobsOf('links', link.id)).length, 1);
+  assert.equal((await blobsOf('branding', doomed.accountId)).length, 1);
+
+  const deletion = (client: typeof owner.client, body: Record<string, string>) => client.request('DELETE', '/api/account', body);
+  const named = { accountName: doomed.email, currentPassword: TEST_PASSWORD };
+  assert.equal((await deletion(admin.client, named)).status, 403, 'owners only');
+  const byKey = await doomed.http.request('DELETE', '/api/account', named);
+  assert.equal(byKey.status, 403, 'a signed-in person, not a key');
+  const misnamed = await deletion(owner.client, { ...named, accountName: 'something else' });
+  assert.equal(misnamed.status, 422);
+  assert.equal(misnamed.body.error, `Type the account's name, ${doomed.email}, to delete it`);
+  const unproved = await deletion(owner.client, { accountName: doomed.email });
+  assert.equal(unproved.status, 422);
+  assert.equal(unproved.body.error, 'Enter your current password');
+  assert.equal((await deletion(owner.client, { ...named, currentPassword: 'not it at all' })).status, 422);
+  assert.equal((await doomed.http.get(`/api/links/${link.id}`)).status, 200, 'refusals change nothing');
+
+  const deleted = await deletion(owner.client, named);
+  assert.equal(deleted.status, 204, JSON.stringify(deleted.body));
+
+  for (const person of [owner, admin, both]) assert.equal((await person.client.get('/api/me')).status, 401, 'every session in it ended');
+  assert.equal((await doomed.http.get('/api/links')).status, 401, 'its keys are gone');
+  assert.equal((await fetch(`${app.url}/v/${link.id}`)).status, 404, 'its links answer no visitor');
+  assert.equal((await kept.http.get(`/api/links/${keptLink.id}`)).status, 200, 'another account is untouched');
+
+  for (const person of [owner, admin]) {
+    const again = await createSessionClient(app.url).post('/api/auth/sign-in', { email: person.email, password: TEST_PASSWORD });
+    assert.equal(again.status, 401, 'no sign-in is left of a person whose only account it was');
+  }
+  const stays = createSessionClient(app.url);
+  assert.equal((await stays.post('/api/auth/sign-in', { email: both.email, password: TEST_PASSWORD })).status, 200);
+  assert.equal((await stays.get('/api/me')).body.account.id, kept.accountId, 'a person of another account signs in there');
+
+  await app.runtime.jobs.drain(ACCOUNT_FILES_JOB);
+  assert.deepEqual(await blobsOf('links', link.id), [], "the link's file is deleted");
+  assert.deepEqual(await blobsOf('branding', doomed.accountId), [], 'the logo too');
+  assert.equal((await blobsOf('links', keptLink.id)).length, 1);
+
+  const entries = await app.runtime.database.db
+    .selectFrom('audit_log')
+    .select(['action', 'actor_id', 'details'])
+    .where('account_id', '=', doomed.accountId)
+    .where('action', '=', 'account.deleted')
+    .execute();
+  assert.equal(entries.length, 1, "the server's audit log keeps the deletion");
+  assert.equal(entries[0]!.actor_id, owner.userId);
+  assert.deepEqual(JSON.parse(entries[0]!.details), { name: doomed.email, email: doomed.email, files: 1, people: 3, signInsDeleted: 2 });
+});
