@@ -264,10 +264,15 @@ export async function storedBytesOf(db: Executor, accountId: number): Promise<nu
   return Number(row.bytes);
 }
 
-/** The ids of the account's file links, whose folders hold blobs (a room owns none). */
-export async function listFileLinkIds(db: Executor, accountId: number): Promise<string[]> {
-  const rows = await db.selectFrom('links').select('id').where('account_id', '=', accountId).where('kind', '=', 'file').execute();
-  return rows.map((row) => row.id);
+/**
+ * Deletes up to `limit` of the account's links, for the account's own deletion: they are not
+ * uncounted (`link_counts` goes with the account). Answers how many went, and the ids of the
+ * file links among them, whose folders hold blobs (a room owns none).
+ */
+export async function deleteLinksOfAccount(db: Executor, accountId: number, limit: number): Promise<{ deleted: number; fileIds: string[] }> {
+  const some = db.selectFrom('links').select('id').where('account_id', '=', accountId).limit(limit);
+  const rows = await db.deleteFrom('links').where('id', 'in', some).returning(['id', 'kind']).execute();
+  return { deleted: rows.length, fileIds: rows.filter((row) => row.kind === 'file').map((row) => row.id) };
 }
 
 /** Deletes the link and uncounts it (call it in a transaction, as `insertLink`); answers what it was, undefined when none. */

@@ -560,8 +560,8 @@ export function createLinksService(deps: {
       await documents.discard(id);
     },
 
-    /** The ids of the account's file links, read before the account is deleted, for `purgeFiles` after. */
-    fileIdsOf: (accountId: number, executor: Executor = db) => repo.listFileLinkIds(executor, accountId),
+    /** Some of the links of an account being deleted (its `link_counts` go with it); `fileIds` for `purgeFiles` after the commit. */
+    deleteSomeOf: (accountId: number, limit: number, trx: Executor) => repo.deleteLinksOfAccount(trx, accountId, limit),
 
     /** Deletes the stored files and renditions of links whose rows are gone. */
     async purgeFiles(linkIds: readonly string[]): Promise<void> {
