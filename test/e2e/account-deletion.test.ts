@@ -3,6 +3,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { ACCOUNT_FILES_JOB } from '../../src/modules/accounts/account-closure.service.js';
+import { insertLink } from '../../src/modules/links/links.repo.js';
 import { startApp } from '../helpers/app.js';
 import { createLink, listFiles } from '../helpers/files.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
@@ -73,4 +74,47 @@ test('an owner deletes the account: everything in it goes, files after; people o
   assert.equal(entries.length, 1, "the server's audit log keeps the deletion");
   assert.equal(entries[0]!.actor_id, owner.userId);
   assert.deepEqual(JSON.parse(entries[0]!.details), { name: doomed.email, email: doomed.email, files: 1, people: 3, signInsDeleted: 2 });
+});
+
+test('a large account goes 500 links to a transaction, each batch with the job that deletes its files', async (t) => {
+  const app = await startApp(t);
+  const { accountId, email } = await app.createAccount('business');
+  const owner = await signedInPerson(app, accountId, 'owner');
+  const { db } = app.runtime.database;
+  const now = Date.now();
+  await db.transaction().execute(async (trx) => {
+    for (let n = 0; n < 1_100; n++) {
+      await insertLink(trx, {
+        id: `bulk${String(n).padStart(18, '0')}`,
+        account_id: accountId,
+        kind: 'file',
+        name: `${n}.pdf`,
+        mime: 'application/pdf',
+        created_at: now,
+        expires_at: now + 86_400_000,
+      });
+    }
+    await insertLink(trx, {
+      id: 'bulkroom00000000000000',
+      account_id: accountId,
+      kind: 'room',
+      name: 'Room',
+      mime: 'application/x-room',
+      created_at: now,
+      expires_at: now + 86_400_000,
+    });
+  });
+
+  const deleted = await owner.client.request('DELETE', '/api/account', { accountName: email, currentPassword: TEST_PASSWORD });
+  assert.equal(deleted.status, 204, JSON.stringify(deleted.body));
+  const left = await db.selectFrom('links').select('id').where('account_id', '=', accountId).execute();
+  assert.deepEqual(left, []);
+  const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', ACCOUNT_FILES_JOB).orderBy('id').execute();
+  const batches = jobs.map((job) => (JSON.parse(job.payload) as { linkIds: string[] }).linkIds);
+  // 1 101 links: two full batches, the last 101 (the room among them owns no file), then the account row's own job.
+  assert.deepEqual(
+    batches.map((ids) => ids.length),
+    [500, 500, 100, 0],
+  );
+  assert.equal(new Set(batches.flat()).size, 1_100, 'each file link once');
 });
