@@ -6,6 +6,7 @@ import { AppError } from './core/errors.js';
 import { DatabaseUnreachableError } from './db/executor.js';
 import { isRole, ROLES, type Role } from './core/permissions.js';
 import { isPlan, PLANS, type Plan } from './core/plans.js';
+import { ACCOUNT_FILES_JOB } from './modules/accounts/account-closure.service.js';
 import { commandLineSource } from './modules/audit/audit.service.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
@@ -14,6 +15,7 @@ const USAGE = `usage: linkvault <command>
   migrate                                            apply database migrations
   accounts create --email E --plan ${PLANS.join('|')} [--name N]
   accounts set-plan --email E --plan P
+  accounts delete --email E --yes                    delete an account and everything in it, files too; cannot be undone
   keys create --email E --name N
   setup-link                                         print a fresh link that creates the first owner
   users create --email E --account-email A --role owner|admin|member [--name N]
@@ -93,6 +95,7 @@ async function run(argv: string[]): Promise<void> {
       'account-email': { type: 'string' },
       role: { type: 'string' },
       json: { type: 'boolean' },
+      yes: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -106,6 +109,7 @@ async function run(argv: string[]): Promise<void> {
     'migrate',
     'accounts create',
     'accounts set-plan',
+    'accounts delete',
     'keys create',
     'setup-link',
     'users create',
@@ -157,6 +161,15 @@ async function run(argv: string[]): Promise<void> {
         await accounts.setPlan(option(values, 'email'), planOption(values));
         console.log(JSON.stringify({ ok: true }));
         break;
+      case 'accounts delete': {
+        if (values.yes !== true) throw new UsageError('deleting an account cannot be undone: add --yes');
+        const accountId = await accounts.idByEmail(option(values, 'email'));
+        const { files } = await runtime.services.accountClosure.closeByOperator(accountId);
+        // No server may be running: the files go now, not when one next starts.
+        await runtime.jobs.drain(ACCOUNT_FILES_JOB);
+        console.log(JSON.stringify({ ok: true, files }));
+        break;
+      }
       case 'setup-link':
         console.log(await runtime.services.auth.setupLink());
         break;

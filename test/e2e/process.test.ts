@@ -148,6 +148,40 @@ describe('the process: configuration, CLI and shutdown', { concurrency: true }, 
     assert.equal(response.status, 403, 'the account was moved to the free plan');
   });
 
+  test('CLI: accounts delete takes --yes, then deletes the account, its keys and its files; another account stays', async (t) => {
+    const env = await testEnv(t);
+    const create = async (email: string) => JSON.parse((await runCli(['accounts', 'create', '--email', email, '--plan', 'business'], env)).stdout);
+    const doomed = await create('doomed@example.com');
+    const kept = await create('kept@example.com');
+    const server = await startServerProcess(t, env);
+    const asKey = (key: string) => ({ authorization: `Bearer ${key}` });
+    const form = new FormData();
+    form.append('file', new Blob(['terms of the deal']), 'terms.txt');
+    const uploaded = await fetch(`${server.url}/api/upload`, { method: 'POST', headers: asKey(doomed.apiKey), body: form });
+    assert.equal(uploaded.status, 200);
+    const { id } = (await uploaded.json()) as { id: string };
+    const folder = path.join(env.DATA_DIR!, 'blobs', 'links', id);
+    assert.equal((await fs.readdir(folder)).length, 1);
+
+    const unconfirmed = await runCli(['accounts', 'delete', '--email', 'doomed@example.com'], env);
+    assert.equal(unconfirmed.code, 1);
+    assert.match(unconfirmed.stderr, /deleting an account cannot be undone: add --yes/);
+    assert.equal((await runCli(['accounts', 'delete', '--email', 'ghost@example.com', '--yes'], env)).code, 1);
+
+    const deleted = await runCli(['accounts', 'delete', '--email', 'doomed@example.com', '--yes'], env);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual(JSON.parse(deleted.stdout), { ok: true, files: 1 });
+    await assert.rejects(fs.readdir(folder), { code: 'ENOENT' }, 'the file went with it, no server needed');
+    // The server knows a key it resolved for up to a second more.
+    let status = 0;
+    for (let tries = 0; tries < 30 && status !== 401; tries++) {
+      status = (await fetch(`${server.url}/api/links`, { headers: asKey(doomed.apiKey) })).status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(status, 401, 'its keys are gone');
+    assert.equal((await fetch(`${server.url}/api/links`, { headers: asKey(kept.apiKey) })).status, 200);
+  });
+
   test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
     const env = await testEnv(t);
     const account = JSON.parse((await runCli(['accounts', 'create', '--email', 'drain@example.com', '--plan', 'business'], env)).stdout);

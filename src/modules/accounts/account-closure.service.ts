@@ -3,9 +3,10 @@ import type { Principal } from '../../core/auth.js';
 import { notFound, unprocessable } from '../../core/errors.js';
 import type { Executor } from '../../db/executor.js';
 import type { Db } from '../../db/kysely.js';
+import type { AccountRow } from '../../db/types.js';
 import type { JobKind, JobQueue } from '../../infra/jobs/index.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import type { AuditLog } from '../audit/audit.service.js';
+import { commandLineSource, type AuditLog, type ChangeSource } from '../audit/audit.service.js';
 import type { AuthService, SelfProof } from '../auth/auth.service.js';
 import type { BrandingService } from '../branding/branding.service.js';
 import type { LinksService } from '../links/links.service.js';
@@ -60,6 +61,52 @@ export function createAccountClosure(deps: {
     leaseMs: 5 * 60_000,
   };
 
+  /**
+   * Deletes the account of `source` once `confirm` accepts it (read before the links go, and
+   * again under the account's lock before the row goes).
+   */
+  async function erase(source: ChangeSource, confirm: (account: AccountRow) => void): Promise<{ files: number }> {
+    const { accountId } = source;
+    const current = async (executor: Executor) => {
+      const account = await findAccountById(executor, accountId);
+      if (!account) throw notFound(`Account ${accountId}`);
+      confirm(account);
+      return account;
+    };
+    await current(db);
+    // The links first, a batch a transaction: cut short (a crash), the account stays, with fewer
+    // links, and asking again finishes it. Whatever is made meanwhile goes with the account row.
+    let files = 0;
+    let deleted: number;
+    do {
+      deleted = await db.transaction().execute(async (trx) => {
+        const batch = await links.deleteSomeOf(accountId, LINKS_PER_BATCH, trx);
+        if (batch.fileIds.length > 0) await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: batch.fileIds }, { executor: trx });
+        files += batch.fileIds.length;
+        return batch.deleted;
+      });
+      await setImmediate();
+    } while (deleted === LINKS_PER_BATCH);
+    const people = await db.transaction().execute(async (trx) => {
+      await lockAccount(trx, accountId);
+      const account = await current(trx);
+      const last = await links.deleteSomeOf(accountId, Number.MAX_SAFE_INTEGER, trx);
+      files += last.fileIds.length;
+      await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: last.fileIds }, { executor: trx });
+      const people = await members.peopleOf(accountId, trx);
+      await deleteAccount(trx, accountId);
+      const leaving = people.filter((person) => person.onlyHere).map((person) => person.userId);
+      await users.remove(leaving, trx);
+      const details = { name: account.name ?? account.email, email: account.email, files, people: people.length, signInsDeleted: leaving.length };
+      await audit.record(source, { action: 'account.deleted', target: { type: 'account', id: accountId }, details }, trx);
+      return people;
+    });
+    // After the commit, as a removal does: a lookup under way saw the sessions and keys still there.
+    for (const person of people) sessions.forgetUser(person.userId);
+    apiKeys.forgetAccount(accountId);
+    return { files };
+  }
+
   return {
     job,
 
@@ -68,47 +115,15 @@ export function createAccountClosure(deps: {
      * the account's name typed out, since nothing brings it back.
      */
     async close(principal: Principal, input: SelfProof & { accountName: string }, client: Client): Promise<void> {
-      const { accountId } = principal;
       await auth.provenPerson(principal, input, client, 'account deletion');
-      const named = async (executor: Executor) => {
-        const account = await findAccountById(executor, accountId);
-        if (!account) throw notFound(`Account ${accountId}`);
+      await erase(principal, (account) => {
         const name = account.name ?? account.email;
         if (input.accountName.trim() !== name) throw unprocessable(`Type the account's name, ${name}, to delete it`);
-        return { ...account, name };
-      };
-      await named(db);
-      // The links first, a batch a transaction: cut short (a crash), the account stays, with fewer
-      // links, and asking again finishes it. Whatever is made meanwhile goes with the account row.
-      let files = 0;
-      let deleted: number;
-      do {
-        deleted = await db.transaction().execute(async (trx) => {
-          const batch = await links.deleteSomeOf(accountId, LINKS_PER_BATCH, trx);
-          if (batch.fileIds.length > 0) await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: batch.fileIds }, { executor: trx });
-          files += batch.fileIds.length;
-          return batch.deleted;
-        });
-        await setImmediate();
-      } while (deleted === LINKS_PER_BATCH);
-      const people = await db.transaction().execute(async (trx) => {
-        await lockAccount(trx, accountId);
-        const account = await named(trx);
-        const last = await links.deleteSomeOf(accountId, Number.MAX_SAFE_INTEGER, trx);
-        files += last.fileIds.length;
-        await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: last.fileIds }, { executor: trx });
-        const people = await members.peopleOf(accountId, trx);
-        await deleteAccount(trx, accountId);
-        const leaving = people.filter((person) => person.onlyHere).map((person) => person.userId);
-        await users.remove(leaving, trx);
-        const details = { name: account.name, email: account.email, files, people: people.length, signInsDeleted: leaving.length };
-        await audit.record(principal, { action: 'account.deleted', target: { type: 'account', id: accountId }, details }, trx);
-        return people;
       });
-      // After the commit, as a removal does: a lookup under way saw the sessions and keys still there.
-      for (const person of people) sessions.forgetUser(person.userId);
-      apiKeys.forgetAccount(accountId);
     },
+
+    /** The operator's `linkvault accounts delete`: no one to prove or to type a name. */
+    closeByOperator: (accountId: number) => erase(commandLineSource(accountId), () => {}),
   };
 }
 
