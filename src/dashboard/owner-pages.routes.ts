@@ -55,7 +55,7 @@ const SIGN_IN_ERRORS: Record<string, string> = {
 const SIGN_IN_FAILED = 'The sign-in did not work; try again.';
 
 const ROLES: Record<Role, { label: string; scope: string }> = {
-  owner: { label: 'Owner', scope: "Owners can do everything, including managing owners and changing the account's name and address." },
+  owner: { label: 'Owner', scope: "Owners can do everything, including managing owners, changing the account's name and address, and deleting it." },
   admin: { label: 'Admin', scope: "Admins can do everything but change owners or the account's name and address." },
   member: { label: 'Member', scope: 'Members work with links, uploads, data rooms, client portals, templates and analytics.' },
 };

@@ -43,6 +43,7 @@ const SESSION_ONLY_OPERATIONS = new Set([
   'DELETE /api/me/membership',
   'DELETE /api/account',
   'PATCH /api/me',
+  'DELETE /api/me',
   'PUT /api/me', // PATCH's aliases (DESIGN §4)
   'POST /api/me',
   'POST /api/branding/smtp/test',

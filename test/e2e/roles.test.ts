@@ -44,6 +44,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/me/password': 'member',
   'POST /api/me/email': 'member',
   'DELETE /api/me/membership': 'member',
+  'DELETE /api/me': 'member',
   'GET /api/links/storage': 'member',
   'PATCH /api/me': 'member',
 

@@ -352,6 +352,26 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
     async (request) => auth.updateMe(principalOf(request), request.body, clientOf(request)),
   );
 
+  app.delete(
+    '/me',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        tags,
+        operationId: 'deleteMe',
+        summary: "Delete the signed-in person's sign-in, for good (204)",
+        description:
+          'They leave every account they belong to, as `DELETE /api/me/membership` does in one (each records `member.left`; keys they made are revoked, invitations they made withdrawn), and their sign-in goes with every session and link mailed to them; the links they made stay with their accounts. 422 while they are the last owner of an account (the answer names it: make someone else owner, or delete the account, first). Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes).',
+        body: Type.Object({ currentPassword: Type.Optional(AnyPassword), code: Type.Optional(Code) }),
+        response: { 204: Type.Null(), ...authErrors, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await auth.deleteSelf(principalOf(request), request.body, clientOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get(
     '/me',
     {

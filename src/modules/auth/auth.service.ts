@@ -569,6 +569,22 @@ export function createAuthService(deps: {
       sessions.forgetUser(userId);
     },
 
+    /**
+     * The person deletes their sign-in: proved like a sign-in, they leave every account (each
+     * records `member.left`; their keys are revoked, their invitations withdrawn), then the row
+     * goes with their sessions and links. Refused while they are the last owner of an account.
+     */
+    async deleteSelf(principal: Principal, proof: SelfProof, client: Client): Promise<void> {
+      const person = await personOf(principal);
+      await proveSelf(person, proof, client, 'sign-in deletion');
+      const accountIds = await db.transaction().execute(async (trx) => {
+        const left = await members.leaveAll(principal, person.id, trx);
+        await users.remove([person.id], trx);
+        return left;
+      });
+      members.forgetLeaving(person.id, accountIds);
+    },
+
     /** The signed-in person, once they have proved it is them (`proveSelf`), for another module's change of consequence. */
     async provenPerson(principal: Principal, proof: SelfProof, client: Client, reason: string): Promise<UserRow> {
       const person = await personOf(principal);

@@ -81,6 +81,30 @@ export function createMembersService(deps: {
   }
 
   return {
+    /**
+     * The person leaves every account they belong to, as `leave` does in one (for the deletion of
+     * their sign-in, in its transaction). 422 while they are the last owner of one, naming it.
+     */
+    async leaveAll(principal: Principal, userId: number, trx: Executor): Promise<number[]> {
+      const memberships = await listAccountsOf(trx, userId);
+      for (const { id } of memberships) await accounts.lock(trx, id);
+      const kept = [];
+      for (const { id, name, email, role } of memberships) {
+        if (role === 'owner' && (await countOwners(trx, id)) <= 1) kept.push(name ?? email);
+      }
+      if (kept.length > 0) {
+        throw unprocessable(`You are the only owner of ${kept.join(', ')}: make someone else owner, or delete the account, first`);
+      }
+      for (const { id, role } of memberships) await endMembership(trx, { ...principal, accountId: id }, userId, roleOf(role), 'member.left');
+      return memberships.map((membership) => membership.id);
+    },
+
+    /** After the commit of `leaveAll`: a lookup under way saw the person's sessions and keys still there. */
+    forgetLeaving(userId: number, accountIds: readonly number[]): void {
+      sessions.forgetUser(userId);
+      for (const accountId of accountIds) apiKeys.forgetAccount(accountId);
+    },
+
     /** Makes the person a member with this role, unless they are one already; answers the role they hold. */
     async join(userId: number, accountId: number, role: Role, executor: Executor = db): Promise<Role> {
       const existing = await findMembership(executor, userId, accountId);

@@ -273,7 +273,11 @@ export interface paths {
          * @description Alias of the canonical method.
          */
         post: operations["updateMeViaPost"];
-        delete?: never;
+        /**
+         * Delete the signed-in person's sign-in, for good (204)
+         * @description They leave every account they belong to, as `DELETE /api/me/membership` does in one (each records `member.left`; keys they made are revoked, invitations they made withdrawn), and their sign-in goes with every session and link mailed to them; the links they made stay with their accounts. 422 while they are the last owner of an account (the answer names it: make someone else owner, or delete the account, first). Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes).
+         */
+        delete: operations["deleteMe"];
         options?: never;
         head?: never;
         /** Change the signed-in person's name, or whether they are e-mailed about views of their links; answers as GET /api/me */
@@ -3260,6 +3264,86 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Every error response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Every error response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword?: string;
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Every error response */
             400: {

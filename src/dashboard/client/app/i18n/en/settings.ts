@@ -124,6 +124,13 @@ export const settings = {
   'settings.leave.confirmTitle': 'Leave {account}?',
   'settings.leave.confirmText': 'You are signed out of it at once, on every device.',
   'settings.leave.confirm': 'Leave',
+  'settings.deleteMe.title': 'Delete your sign-in',
+  'settings.deleteMe.description':
+    'You leave every account you belong to ({accounts}) and can no longer sign in as {email}. What you shared stays with its account. The only owner of an account makes someone else owner, or deletes the account, first.',
+  'settings.deleteMe.submit': 'Delete my sign-in',
+  'settings.deleteMe.confirmTitle': 'Delete your sign-in?',
+  'settings.deleteMe.confirmText': 'This cannot be undone. You are signed out everywhere at once.',
+  'settings.deleteMe.confirm': 'Delete my sign-in',
   'settings.password.title': 'Password',
   'settings.password.description': 'Changing it signs you out everywhere else.',
   'settings.password.current': 'Current password',

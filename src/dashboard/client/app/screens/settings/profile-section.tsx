@@ -30,6 +30,7 @@ export function ProfileSection() {
       {me.user && <ViewAlertsChoice on={me.user.viewAlerts} />}
       <PasswordForm />
       {me.user && <LeaveAccount account={me.account.name} />}
+      {me.user && <DeleteSignIn email={me.user.email} accounts={me.accounts.map((account) => account.name)} prover={me.user} />}
     </>
   );
 }
@@ -216,6 +217,37 @@ function LeaveAccount({ account }: { account: string }) {
           {t('settings.leave.submit', { account })}
         </button>
       </div>
+      {confirmDialog}
+    </Section>
+  );
+}
+
+/** Deletes the person's sign-in, once proved and confirmed: they leave every account, then go to the sign-in page. */
+function DeleteSignIn({ email, accounts, prover }: { email: string; accounts: string[]; prover: Prover }) {
+  const [proof, setProof] = useState(NO_PROOF);
+  const [confirm, confirmDialog] = useConfirm();
+  const remove = useMutation(() => succeeded(api.DELETE('/api/me', { body: proofBody(prover, proof) })));
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const question = {
+      title: t('settings.deleteMe.confirmTitle'),
+      text: t('settings.deleteMe.confirmText'),
+      action: t('settings.deleteMe.confirm'),
+    };
+    if ((await confirm(question)) && (await remove.run())) location.assign('/sign-in');
+  };
+  return (
+    <Section title={t('settings.deleteMe.title')} description={t('settings.deleteMe.description', { accounts: accounts.join(', '), email })}>
+      <form class="settings-form" onSubmit={(event) => void submit(event)} noValidate>
+        {/* A 422 is the proof or the last owner's refusal: the answer alone tells which, so it shows below the form. */}
+        <ProofFields prover={prover} proof={proof} onProof={setProof} />
+        <FormError message={remove.error?.message} />
+        <div class="form-actions">
+          <button type="submit" class="button danger" disabled={remove.busy || !proofGiven(prover, proof)}>
+            {t('settings.deleteMe.submit')}
+          </button>
+        </div>
+      </form>
       {confirmDialog}
     </Section>
   );

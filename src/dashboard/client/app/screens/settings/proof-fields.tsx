@@ -44,8 +44,8 @@ export function ProofFields({
   prover: Prover;
   proof: Proof;
   onProof: (proof: Proof) => void;
-  /** The 422 about the proof, if any. */
-  error: string | undefined;
+  /** The 422 about the proof, if any, beside its field. */
+  error?: string | undefined;
 }) {
   const errors = proofErrors(prover, error);
   return (
