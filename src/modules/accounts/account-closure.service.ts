@@ -32,8 +32,9 @@ interface AccountFiles {
  * An owner deletes the account and everything in it: links, rooms, portals, views, purchases,
  * members, keys, settings (the database's foreign keys cascade from the account row). Its files
  * go after each commit, by durable jobs written in the same transaction (each also deletes the
- * logos, harmless twice); the orphan sweep is the backstop, as for a deleted link. People whose only account it was lose their sign-in too:
- * nothing of theirs stays. The server's audit log keeps the entry of the deletion.
+ * logos, harmless twice); the orphan sweep is the backstop, as for a deleted link. People whose
+ * only account it was lose their sign-in too: nothing of theirs stays. The server's audit log
+ * keeps the entry of the deletion.
  */
 export function createAccountClosure(deps: {
   db: Db;

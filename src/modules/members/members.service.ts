@@ -87,7 +87,8 @@ export function createMembersService(deps: {
      */
     async leaveAll(principal: Principal, userId: number, trx: Executor): Promise<number[]> {
       const memberships = await listAccountsOf(trx, userId);
-      for (const { id } of memberships) await accounts.lock(trx, id);
+      // In one order for everyone: two people leaving the same accounts at once must not each hold one the other waits for.
+      for (const id of memberships.map((membership) => membership.id).sort((a, b) => a - b)) await accounts.lock(trx, id);
       const kept = [];
       for (const { id, name, email, role } of memberships) {
         if (role === 'owner' && (await countOwners(trx, id)) <= 1) kept.push(name ?? email);
