@@ -117,4 +117,8 @@ test('a large account goes 500 links to a transaction, each batch with the job t
     [500, 500, 100, 0],
   );
   assert.equal(new Set(batches.flat()).size, 1_100, 'each file link once');
+
+  // Its owner was the server's only person: the server is as on its first run.
+  const setup = new URL(await app.runtime.services.auth.setupLink());
+  assert.equal((await fetch(`${app.url}${setup.pathname}${setup.search}`)).status, 200, 'a setup link works again');
 });
