@@ -298,3 +298,33 @@ test('a visit begun inside a room is found only there: its cookie does not open 
   );
   assert.equal((await fetch(`${app.url}/v/${deck}/content`, { headers: { cookie: `lv_visit=${roomVisit}` } })).status, 403);
 });
+
+test("the page read inside a room when both sessions ran out counts on the child, up to the child session's end", async (t) => {
+  let now = Date.now();
+  const app = await startApp(t, { clock: () => now });
+  const { http: owner } = await app.createAccount('professional');
+  const deck = await createLink(owner, await makePdf(2), 'Deck.pdf', { viewSessionTtlSeconds: '60' });
+  const room = await createRoom(owner, [deck]);
+  assert.equal((await owner.patch(`/api/links/${room}`, { viewSessionTtlSeconds: 60 })).status, 200);
+  const child = `/v/${room}/d/${deck}`;
+  const visitor = await inRoom(app, room);
+  assert.equal((await visitor.get(child)).status, 200);
+
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 200);
+  now += 3_600_000;
+  assert.equal((await visitor.get(`${child}/pages.json`)).status, 403, 'both sessions are long over');
+  const ended = await visitor.postJson(`${child}/track`, { page: 2, seconds: 500 });
+  assert.equal(ended.status, 204, JSON.stringify(ended.body));
+  const late = new VisitorClient(app.url);
+  assert.equal((await late.postJson(`${child}/track`, { page: 1, seconds: 5 })).status, 403, 'no room session of any age: refused');
+  const analytics = (await owner.get(`/api/links/${deck}/analytics`)).body;
+  // A view reports at most twice the 60 s it lasted, plus a minute.
+  assert.deepEqual(analytics.pages, [{ page: 2, seconds: 180 }]);
+  assert.equal((await visitor.postJson(`${child}/track`, { page: 2, seconds: 5 })).status, 429, 'that budget is spent');
+  assert.equal((await owner.patch(`/api/links/${room}/active`, { isActive: false })).status, 200);
+  assert.equal(
+    (await visitor.postJson(`${child}/track`, { page: 2, seconds: 5 })).status,
+    403,
+    'the room taken down withdrew what its session passed',
+  );
+});

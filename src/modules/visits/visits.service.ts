@@ -324,12 +324,27 @@ export function createVisitsService(deps: {
     return true;
   }
 
-  /** The data room and the visitor's live session of it, or undefined without one. */
-  async function roomSessionOf(room: NonNullable<Visitor['room']>, visitor: Visitor): Promise<OpenedRoom | undefined> {
+  /**
+   * The data room and the visitor's live session of it (or, with `findEndedSession`, the session
+   * that has ended, if nothing the owner changed since would have ended it sooner), or undefined.
+   */
+  async function roomSessionOf(
+    room: NonNullable<Visitor['room']>,
+    visitor: Visitor,
+    find: typeof findLiveVisit = findLiveVisit,
+  ): Promise<OpenedRoom | undefined> {
     const link = await linkFor(room.id, visitor);
-    const visit = link && room.token ? await findLiveVisit(db, sha256Hex(room.token), link.id, null, clock()) : undefined;
+    const visit = link && room.token ? await find(db, sha256Hex(room.token), link.id, null, clock()) : undefined;
     const state = await gateState(link, visit);
     return link && visit && state.step === 'session' ? { link, visit } : undefined;
+  }
+
+  /** Where the visitor stands on `linkId` inside `room`: it must be one of the room's current links. */
+  async function lookInRoom(room: OpenedRoom | undefined, linkId: string, visitor: Visitor): Promise<Standing> {
+    if (!room) return { link: undefined, state: { step: 'outside-room' } };
+    const link = (await links.roomChildren(room.link.id)).find((child) => namesRoomChild(room.link.id, child, linkId));
+    const visit = link && (await visitOf(link, visitor));
+    return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
   }
 
   /**
@@ -342,11 +357,14 @@ export function createVisitsService(deps: {
       const visit = link && (await visitOf(link, visitor));
       return { link, visit, state: await gateState(link, visit) };
     }
-    const room = await roomSessionOf(visitor.room, visitor);
-    if (!room) return { link: undefined, state: { step: 'outside-room' } };
-    const link = (await links.roomChildren(room.link.id)).find((child) => namesRoomChild(room.link.id, child, linkId));
-    const visit = link && (await visitOf(link, visitor));
-    return { link, room, visit, state: await gateState(link, visit, verifiedEmailOf(room.visit)) };
+    return lookInRoom(await roomSessionOf(visitor.room, visitor), linkId, visitor);
+  }
+
+  /** As `look`, for a report that comes after the view's end: the room's session may have ended by then too. */
+  async function lookAfterEnd(linkId: string, visitor: Visitor): Promise<Standing> {
+    const standing = await look(linkId, visitor);
+    if (standing.state.step !== 'outside-room' || !visitor.room) return standing;
+    return lookInRoom(await roomSessionOf(visitor.room, visitor, findEndedSession), linkId, visitor);
   }
 
   /** The visitor's view session of `link` that has ended, if nothing the owner changed since would have ended it sooner. */
@@ -642,7 +660,7 @@ export function createVisitsService(deps: {
       { page, seconds }: { page: number; seconds: number },
       pagesShown: (link: LinkRow) => Promise<number>,
     ): Promise<boolean> {
-      const { link, room, visit: live, state } = await look(linkId, visitor);
+      const { link, room, visit: live, state } = await lookAfterEnd(linkId, visitor);
       const visit = state.step === 'session' ? live : link && (await endedSessionOf(link, visitor, room?.visit));
       if (!link || !visit) return false;
       if (page > (await pagesShown(link))) throw unprocessable(`Page ${page} is not a page this document shows`);
