@@ -35,6 +35,7 @@ export const common = {
   'state.notFound': 'There is nothing at this address.',
   'state.notFoundAction': 'Go to your documents',
   'state.saving': 'Saving…',
+  'state.deleting': 'Deleting…',
   'session.ended': 'Your session has ended: sign in again to go on. What is not saved on this page is lost when you leave it.',
   'session.signInAgain': 'Sign in again',
   'state.unchanged': 'Nothing to save: nothing here was changed',

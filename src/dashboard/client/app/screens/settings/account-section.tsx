@@ -114,7 +114,7 @@ function DeleteAccount({ account, prover }: { account: string; prover: Prover })
         <FormError message={formError} />
         <div class="form-actions">
           <button type="submit" class="button danger" disabled={remove.busy || typed.trim() !== account || !proofGiven(prover, proof)}>
-            {remove.busy ? t('state.saving') : t('settings.deleteAccount.submit', { account })}
+            {remove.busy ? t('state.deleting') : t('settings.deleteAccount.submit', { account })}
           </button>
         </div>
       </form>

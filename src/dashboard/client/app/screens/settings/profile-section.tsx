@@ -244,7 +244,7 @@ function DeleteSignIn({ email, accounts, prover }: { email: string; accounts: st
         <FormError message={remove.error?.message} />
         <div class="form-actions">
           <button type="submit" class="button danger" disabled={remove.busy || !proofGiven(prover, proof)}>
-            {t('settings.deleteMe.submit')}
+            {remove.busy ? t('state.deleting') : t('settings.deleteMe.submit')}
           </button>
         </div>
       </form>
