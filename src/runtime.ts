@@ -265,7 +265,7 @@ export async function createRuntime(config: Config, options: { clock?: Clock } =
     jobs,
   });
   jobs.register(SIGN_IN_MAIL_JOB, auth.linkMailJob);
-  const accountClosure = createAccountClosure({ db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs });
+  const accountClosure = createAccountClosure({ db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs, mail: notifications });
   jobs.register(ACCOUNT_FILES_JOB, accountClosure.job);
   // openid-client is loaded only when single sign-on is configured.
   const oidc = config.oidc

@@ -5,11 +5,13 @@ import sharp from 'sharp';
 import { ACCOUNT_FILES_JOB } from '../../src/modules/accounts/account-closure.service.js';
 import { insertLink } from '../../src/modules/links/links.repo.js';
 import { startApp } from '../helpers/app.js';
+import { startSmtp } from '../helpers/smtp.js';
 import { createLink, listFiles } from '../helpers/files.js';
 import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/people.js';
 
 test('an owner deletes the account: everything in it goes, files after; people of no other account lose their sign-in; other accounts stay', async (t) => {
-  const app = await startApp(t);
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
   const doomed = await app.createAccount('business');
   const kept = await app.createAccount('business');
   const owner = await signedInPerson(app, doomed.accountId, 'owner');
@@ -59,6 +61,15 @@ test('an owner deletes the account: everything in it goes, files after; people o
   const stays = createSessionClient(app.url);
   assert.equal((await stays.post('/api/auth/sign-in', { email: both.email, password: TEST_PASSWORD })).status, 200);
   assert.equal((await stays.get('/api/me')).body.account.id, kept.accountId, 'a person of another account signs in there');
+
+  // Everyone else in it is told, in its language, and whether their sign-in went with it.
+  const toAdmin = await smtp.waitFor(admin.email, (mail) => /was deleted/.test(mail.subject));
+  assert.equal(toAdmin.subject, `The linkvault account ${doomed.email} was deleted`);
+  assert.match(toAdmin.text, new RegExp(`Test owner deleted the account ${doomed.email}`));
+  assert.match(toAdmin.text, /your linkvault sign-in was deleted with it/);
+  const toBoth = await smtp.waitFor(both.email, (mail) => /was deleted/.test(mail.subject));
+  assert.doesNotMatch(toBoth.text, /sign-in was deleted/, 'they still sign in elsewhere');
+  assert.equal(smtp.received.filter((mail) => mail.to.includes(owner.email)).length, 0, 'not the owner who did it');
 
   await app.runtime.jobs.drain(ACCOUNT_FILES_JOB);
   assert.deepEqual(await blobsOf('links', link.id), [], "the link's file is deleted");

@@ -23,6 +23,15 @@ export const ACCOUNT_FILES_JOB = 'account.purge-files';
  */
 const LINKS_PER_BATCH = 500;
 
+/** Tells each other person of a deleted account, in its language and brand (read before the account goes). */
+export interface ClosureNotifier {
+  accountDeleted(
+    to: string,
+    data: { accountId: number; accountName: string; deletedBy: string | null; signInDeleted: boolean },
+    executor: Executor,
+  ): Promise<void>;
+}
+
 interface AccountFiles {
   accountId: number;
   linkIds: string[];
@@ -47,8 +56,9 @@ export function createAccountClosure(deps: {
   branding: Pick<BrandingService, 'purgeFiles'>;
   audit: Pick<AuditLog, 'record'>;
   jobs: Pick<JobQueue, 'enqueue'>;
+  mail: ClosureNotifier;
 }) {
-  const { db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs } = deps;
+  const { db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs, mail } = deps;
 
   const job: JobKind<AccountFiles> = {
     async run({ accountId, linkIds }) {
@@ -66,7 +76,7 @@ export function createAccountClosure(deps: {
    * Deletes the account of `source` once `confirm` accepts it (read before the links go, and
    * again under the account's lock before the row goes).
    */
-  async function erase(source: ChangeSource, confirm: (account: AccountRow) => void): Promise<{ files: number }> {
+  async function erase(source: ChangeSource, deletedBy: string | null, confirm: (account: AccountRow) => void): Promise<{ files: number }> {
     const { accountId } = source;
     const current = async (executor: Executor) => {
       const account = await findAccountById(executor, accountId);
@@ -95,10 +105,15 @@ export function createAccountClosure(deps: {
       files += last.fileIds.length;
       await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: last.fileIds }, { executor: trx });
       const people = await members.peopleOf(accountId, trx);
+      const accountName = account.name ?? account.email;
+      for (const person of people) {
+        if (source.actor.type === 'user' && source.actor.id === person.userId) continue;
+        await mail.accountDeleted(person.email, { accountId, accountName, deletedBy, signInDeleted: person.onlyHere }, trx);
+      }
       await deleteAccount(trx, accountId);
       const leaving = people.filter((person) => person.onlyHere).map((person) => person.userId);
       await users.remove(leaving, trx);
-      const details = { name: account.name ?? account.email, email: account.email, files, people: people.length, signInsDeleted: leaving.length };
+      const details = { name: accountName, email: account.email, files, people: people.length, signInsDeleted: leaving.length };
       await audit.record(source, { action: 'account.deleted', target: { type: 'account', id: accountId }, details }, trx);
       return people;
     });
@@ -116,15 +131,15 @@ export function createAccountClosure(deps: {
      * the account's name typed out, since nothing brings it back.
      */
     async close(principal: Principal, input: SelfProof & { accountName: string }, client: Client): Promise<void> {
-      await auth.provenPerson(principal, input, client, 'account deletion');
-      await erase(principal, (account) => {
+      const person = await auth.provenPerson(principal, input, client, 'account deletion');
+      await erase(principal, person.name || person.email, (account) => {
         const name = account.name ?? account.email;
         if (input.accountName.trim() !== name) throw unprocessable(`Type the account's name, ${name}, to delete it`);
       });
     },
 
     /** The operator's `linkvault accounts delete`: no one to prove or to type a name. */
-    closeByOperator: (accountId: number) => erase(commandLineSource(accountId), () => {}),
+    closeByOperator: (accountId: number) => erase(commandLineSource(accountId), null, () => {}),
   };
 }
 

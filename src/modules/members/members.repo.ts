@@ -175,11 +175,12 @@ export async function findPersonEmail(db: Executor, userId: number): Promise<str
   return row?.email;
 }
 
-/** The account's people, each with how many accounts they belong to in all. */
+/** The account's people and their addresses, each with how many accounts they belong to in all. */
 export function listPeopleWithAccountCounts(db: Executor, accountId: number) {
   return db
     .selectFrom('memberships')
-    .select(['memberships.user_id'])
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.user_id', 'users.email'])
     .select((eb) =>
       eb
         .selectFrom('memberships as each')

@@ -122,9 +122,9 @@ export function createMembersService(deps: {
     },
 
     /** The account's people, and whether it is the only account each belongs to. */
-    async peopleOf(accountId: number, executor: Executor = db): Promise<{ userId: number; onlyHere: boolean }[]> {
+    async peopleOf(accountId: number, executor: Executor = db): Promise<{ userId: number; email: string; onlyHere: boolean }[]> {
       const rows = await listPeopleWithAccountCounts(executor, accountId);
-      return rows.map((row) => ({ userId: row.user_id, onlyHere: Number(row.accounts) === 1 }));
+      return rows.map((row) => ({ userId: row.user_id, email: row.email, onlyHere: Number(row.accounts) === 1 }));
     },
 
     async list(accountId: number) {

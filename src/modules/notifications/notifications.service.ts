@@ -12,6 +12,7 @@ import { OTP_TTL_MS } from '../visits/otp.service.js';
 import type { AccessRequestNotice, Notifications } from '../visits/visits.service.js';
 import { DEFAULT_BRAND, type Brand } from '../branding/brand.js';
 import type { SignInMailer } from '../auth/auth.service.js';
+import type { ClosureNotifier } from '../accounts/account-closure.service.js';
 import type { InvitationNotifier } from '../members/invitations.service.js';
 import type { ViewAlertMailer } from '../view-alerts/view-alerts.service.js';
 import { MAIL_LOCALES, renderMail, type MailData, type MailKind, type MailLocale } from './mail-templates/index.js';
@@ -32,7 +33,15 @@ export function createNotifications(deps: {
   viewerUrlFor: (accountId: number, linkId: string, db?: Executor) => Promise<string>;
   mailBrandFor: (accountId: number, db?: Executor) => Promise<{ brand: Brand; locale: string }>;
   accounts: Pick<AccountRecords, 'byId'>;
-}): Notifications & DecisionNotifier & ShareNotifier & PurchaseNotifier & PortalCodeNotifier & SignInMailer & InvitationNotifier & ViewAlertMailer {
+}): Notifications &
+  DecisionNotifier &
+  ShareNotifier &
+  PurchaseNotifier &
+  PortalCodeNotifier &
+  SignInMailer &
+  InvitationNotifier &
+  ViewAlertMailer &
+  ClosureNotifier {
   const { db, clock, publicUrl, mailer, viewerUrlFor, mailBrandFor, accounts } = deps;
   const linkAnalyticsUrl = (linkId: string) => `${publicUrl}/app/documents/${encodeURIComponent(linkId)}/analytics`;
 
@@ -76,6 +85,7 @@ export function createNotifications(deps: {
     signUp: (to, data, executor) => sendToPerson(null, to, 'signUp', data, executor),
     emailChange: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChange', { url: data.url, minutes: data.minutes }, executor),
     emailChanged: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChanged', { newEmail: data.newEmail }, executor),
+    accountDeleted: (to, { accountId, ...data }, executor) => sendToPerson(accountId, to, 'accountDeleted', data, executor),
 
     otpCode: (link: LinkRow, email: string, code: string, executor: Executor) =>
       send(link, email, 'otpCode', { documentName: link.name, code, minutes: OTP_TTL_MS / 60_000 }, executor),

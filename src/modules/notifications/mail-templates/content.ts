@@ -219,6 +219,16 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
   signUp: (strings, data) => personLink(strings.signUp, data),
   emailChange: (strings, data) => personLink(strings.emailChange, data),
 
+  accountDeleted(strings, raw) {
+    const s = strings.accountDeleted;
+    const data = { accountName: oneLine(raw.accountName), by: raw.deletedBy === null ? s.operator : oneLine(raw.deletedBy) };
+    const subjectData = { ...data, accountName: truncate(data.accountName, SUBJECT_NAME_MAX) };
+    return frame({ ...s, preheader: () => s.preheader(data) }, data, subjectData, [
+      { kind: 'paragraph', text: s.intro(data) },
+      ...(raw.signInDeleted ? [{ kind: 'note' as const, text: s.signInDeleted }] : []),
+    ]);
+  },
+
   emailChanged(strings, raw) {
     const s = strings.emailChanged;
     const data = { newEmail: oneLine(raw.newEmail) };

@@ -143,6 +143,14 @@ export const en: MailStrings = {
       `The link works once and is valid for ${plural(d.minutes, 'minute', 'minutes')}. Until you open it, you sign in with your current address.`,
     ignore: 'If you didn’t ask for this, ignore this email: nothing changes without the link.',
   },
+  accountDeleted: {
+    subject: (d) => `The linkvault account ${d.accountName} was deleted`,
+    preheader: (d) => `${d.by} deleted it, with everything in it.`,
+    heading: 'An account you belong to was deleted',
+    intro: (d) => `${d.by} deleted the account ${d.accountName}: its documents, links, rooms and analytics are gone, and you can no longer open it.`,
+    operator: 'The server’s operator',
+    signInDeleted: 'It was the only account you belonged to, so your linkvault sign-in was deleted with it.',
+  },
   emailChanged: {
     subject: 'Your linkvault sign-in address was changed',
     preheader: (d) => `You now sign in as ${d.newEmail}.`,

@@ -144,6 +144,14 @@ export const es: MailStrings = {
       `El enlace funciona una sola vez y es válido durante ${plural(d.minutes, 'minuto', 'minutos')}. Hasta que lo abras, inicias sesión con tu dirección actual.`,
     ignore: 'Si no lo has pedido, ignora este correo: nada cambia sin el enlace.',
   },
+  accountDeleted: {
+    subject: (d) => `Se ha eliminado la cuenta de linkvault ${d.accountName}`,
+    preheader: (d) => `${d.by} la eliminó, con todo su contenido.`,
+    heading: 'Se ha eliminado una cuenta a la que perteneces',
+    intro: (d) => `${d.by} eliminó la cuenta ${d.accountName}: sus documentos, enlaces, salas y estadísticas ya no existen, y ya no puedes abrirla.`,
+    operator: 'El administrador del servidor',
+    signInDeleted: 'Era la única cuenta a la que pertenecías, así que también se eliminó tu acceso a linkvault.',
+  },
   emailChanged: {
     subject: 'Se ha cambiado tu dirección de acceso a linkvault',
     preheader: (d) => `Ahora inicias sesión como ${d.newEmail}.`,

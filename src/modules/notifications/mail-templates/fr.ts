@@ -149,6 +149,15 @@ export const fr: MailStrings = {
       `Le lien ne sert qu’une fois et reste valable ${plural(d.minutes, 'minute', 'minutes')}. Tant que vous ne l’avez pas ouvert, vous vous connectez avec votre adresse actuelle.`,
     ignore: `Si vous n’avez rien demandé, ignorez cet e-mail${NBSP}: rien ne change sans le lien.`,
   },
+  accountDeleted: {
+    subject: (d) => `Le compte linkvault ${d.accountName} a été supprimé`,
+    preheader: (d) => `${d.by} l’a supprimé, avec tout son contenu.`,
+    heading: 'Un compte dont vous êtes membre a été supprimé',
+    intro: (d) =>
+      `${d.by} a supprimé le compte ${d.accountName}${NBSP}: ses documents, liens, salles et statistiques n’existent plus, et vous ne pouvez plus l’ouvrir.`,
+    operator: 'L’administrateur du serveur',
+    signInDeleted: `C’était le seul compte dont vous étiez membre${NBSP}: votre connexion linkvault a donc été supprimée aussi.`,
+  },
   emailChanged: {
     subject: 'Votre adresse de connexion linkvault a changé',
     preheader: (d) => `Vous vous connectez désormais avec ${d.newEmail}.`,

@@ -144,6 +144,14 @@ export const it: MailStrings = {
       `Il link funziona una sola volta ed è valido per ${plural(d.minutes, 'minuto', 'minuti')}. Finché non lo apri, accedi con il tuo indirizzo attuale.`,
     ignore: 'Se non l’hai chiesto tu, ignora questa email: senza il link non cambia nulla.',
   },
+  accountDeleted: {
+    subject: (d) => `L’account linkvault ${d.accountName} è stato eliminato`,
+    preheader: (d) => `${d.by} l’ha eliminato, con tutto il suo contenuto.`,
+    heading: 'Un account di cui fai parte è stato eliminato',
+    intro: (d) => `${d.by} ha eliminato l’account ${d.accountName}: documenti, link, stanze e statistiche non esistono più e non puoi più aprirlo.`,
+    operator: 'L’amministratore del server',
+    signInDeleted: 'Era l’unico account di cui facevi parte, quindi anche il tuo accesso a linkvault è stato eliminato.',
+  },
   emailChanged: {
     subject: 'Il tuo indirizzo di accesso a linkvault è cambiato',
     preheader: (d) => `Ora accedi come ${d.newEmail}.`,

@@ -44,6 +44,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
   signUp: { url: viewerUrl, hours: 24 },
   emailChange: { url: viewerUrl, minutes: 60 },
   emailChanged: { newEmail: 'ada.new@example.org' },
+  accountDeleted: { accountName: 'Acme Capital', deletedBy: 'Ada Lovelace', signInDeleted: true },
   viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC', analyticsUrl },
   viewDigest: {
     day: '2026-11-24',
@@ -59,7 +60,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
 /** Messages to the people who work in linkvault: no document, one link each. */
 const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp', 'emailChange'] as const;
 /** Notices to a person: no document, no link. */
-const NOTICE_KINDS = ['emailChanged'] as const;
+const NOTICE_KINDS = ['emailChanged', 'accountDeleted'] as const;
 /** Messages about several documents: their names are in the body, not the subject. */
 const DIGEST_KINDS = ['viewDigest'] as const;
 /** Messages about a document, which all carry its name. */
@@ -111,6 +112,13 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
     pt: 'endereço de acesso ao linkvault foi alterado',
     it: 'indirizzo di accesso a linkvault è cambiato',
   },
+  accountDeleted: {
+    en: 'The linkvault account Acme Capital was deleted',
+    es: 'Se ha eliminado la cuenta de linkvault Acme Capital',
+    fr: 'Le compte linkvault Acme Capital a été supprimé',
+    pt: 'A conta Acme Capital do linkvault foi excluída',
+    it: 'L’account linkvault Acme Capital è stato eliminato',
+  },
   signUp: {
     en: 'Confirm your email',
     es: 'Confirma tu correo',
@@ -155,6 +163,13 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     fr: 'est passée de cette adresse à ada.new@example.org',
     pt: 'passou deste endereço para ada.new@example.org',
     it: 'è passato da questo indirizzo a ada.new@example.org',
+  },
+  accountDeleted: {
+    en: 'Ada Lovelace deleted the account Acme Capital',
+    es: 'Ada Lovelace eliminó la cuenta Acme Capital',
+    fr: 'Ada Lovelace a supprimé le compte Acme Capital',
+    pt: 'Ada Lovelace excluiu a conta Acme Capital',
+    it: 'Ada Lovelace ha eliminato l’account Acme Capital',
   },
   signUp: {
     en: 'valid for 24 hours',
@@ -323,6 +338,19 @@ describe('mail templates', () => {
       assert.ok(!mail.html.includes('<b>x@evil'), locale);
       assert.ok(mail.text.includes('<b>x@evil.example</b> Bcc: a@b.c'), locale);
     }
+  });
+
+  test('a deleted account: its name and who deleted it escaped and on one line; the operator named in words; the sign-in said only when it went', () => {
+    for (const locale of MAIL_LOCALES) {
+      const hostile = render('accountDeleted', locale, { accountName: '<b>Acme</b>\r\nBcc: a@b.c', deletedBy: '<img src=x>' });
+      assert.ok(hostile.html.includes('&lt;b&gt;Acme&lt;/b&gt; Bcc: a@b.c') && hostile.html.includes('&lt;img src=x&gt;'), locale);
+      assert.ok(!hostile.html.includes('<b>Acme') && !hostile.html.includes('<img src=x'), locale);
+      assert.doesNotMatch(hostile.subject, /[\r\n]/, locale);
+      const byOperator = render('accountDeleted', locale, { deletedBy: null, signInDeleted: false });
+      assert.ok(!byOperator.text.includes('null') && byOperator.text.length > 0, locale);
+      assert.ok(byOperator.text.length < render('accountDeleted', locale, { deletedBy: null }).text.length, `${locale}: no word of the sign-in`);
+    }
+    assert.ok(render('accountDeleted', 'en', { deletedBy: null }).text.includes('The server’s operator deleted the account Acme Capital'));
   });
 
   test('invitation: the account and the inviter are escaped in the HTML and kept to one line in the subject', () => {

@@ -145,6 +145,15 @@ export const pt: MailStrings = {
       `O link funciona uma única vez e é válido por ${plural(d.minutes, 'minuto', 'minutos')}. Até você abri-lo, o acesso continua com seu endereço atual.`,
     ignore: 'Se você não pediu isso, ignore este e-mail: nada muda sem o link.',
   },
+  accountDeleted: {
+    subject: (d) => `A conta ${d.accountName} do linkvault foi excluída`,
+    preheader: (d) => `${d.by} a excluiu, com todo o seu conteúdo.`,
+    heading: 'Uma conta da qual você faz parte foi excluída',
+    intro: (d) =>
+      `${d.by} excluiu a conta ${d.accountName}: seus documentos, links, salas e estatísticas não existem mais, e você não pode mais abri-la.`,
+    operator: 'O administrador do servidor',
+    signInDeleted: 'Era a única conta da qual você fazia parte, então seu acesso ao linkvault também foi excluído.',
+  },
   emailChanged: {
     subject: 'Seu endereço de acesso ao linkvault foi alterado',
     preheader: (d) => `Agora você entra como ${d.newEmail}.`,

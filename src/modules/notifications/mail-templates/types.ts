@@ -48,6 +48,8 @@ export interface MailData {
   emailChange: { url: string; minutes: number };
   /** To the address a person gave up: the one they sign in with now. */
   emailChanged: { newEmail: string };
+  /** To each other person of a deleted account; `deletedBy` is null when the server's operator did it. */
+  accountDeleted: { accountName: string; deletedBy: string | null; signInDeleted: boolean };
   /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
   viewAlert: {
     documentName: string;
@@ -197,6 +199,16 @@ export interface MailStrings {
     intro: Phrase<'emailChanged'>;
     /** What to do when the reader did not make the change. */
     notYou: string;
+  };
+  accountDeleted: {
+    subject: (data: { accountName: string }) => string;
+    preheader: (data: { by: string }) => string;
+    heading: string;
+    intro: (data: { accountName: string; by: string }) => string;
+    /** Who `by` is when the server's operator deleted the account. */
+    operator: string;
+    /** Said when it was the reader's only account. */
+    signInDeleted: string;
   };
 }
 
