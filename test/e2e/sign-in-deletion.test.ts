@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startApp } from '../helpers/app.js';
+import { startSmtp } from '../helpers/smtp.js';
 import { closeBrowser } from '../helpers/browser.js';
 import { checkScreen, DESKTOP, openSection, PHONE, signedInDashboard } from '../helpers/dashboard.js';
 import { createLink } from '../helpers/files.js';
@@ -9,7 +10,8 @@ import { createSessionClient, signedInPerson, TEST_PASSWORD } from '../helpers/p
 after(closeBrowser);
 
 test('a person deletes their sign-in: they leave every account, their keys and invitations end with them, their links stay; never as the last owner', async (t) => {
-  const app = await startApp(t);
+  const smtp = await startSmtp(t);
+  const app = await startApp(t, { env: { SMTP_URL: smtp.url } });
   const first = await app.createAccount('business');
   const second = await app.createAccount('business');
   const person = await signedInPerson(app, first.accountId, 'member');
@@ -48,6 +50,9 @@ test('a person deletes their sign-in: they leave every account, their keys and i
     'their invitations are withdrawn',
   );
   assert.equal((await first.http.get(`/api/links/${theirLink}`)).status, 200, 'the links they made stay with the account');
+
+  const notice = await smtp.waitFor(person.email, (mail) => mail.subject === 'Your linkvault sign-in was deleted');
+  assert.match(notice.text, /If you didn’t do this, tell an owner of your accounts right away/);
 
   const left = await app.runtime.database.db
     .selectFrom('audit_log')

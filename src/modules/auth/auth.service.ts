@@ -50,6 +50,8 @@ export interface SignInMailer {
   emailChange(to: string, data: { accountId: number | null; url: string; minutes: number }, executor: Executor): Promise<void>;
   /** To the address given up: that the sign-in moved, and to which address. */
   emailChanged(to: string, data: { accountId: number | null; newEmail: string }, executor: Executor): Promise<void>;
+  /** To the address of a deleted sign-in: that it is gone, and what to do if its person did not do it. */
+  signInDeleted(to: string, data: { accountId: number | null }, executor: Executor): Promise<void>;
 }
 
 /** The second factor, when the person turned it on (`modules/two-factor`). */
@@ -578,6 +580,8 @@ export function createAuthService(deps: {
       const person = await personOf(principal);
       await proveSelf(person, proof, client, 'sign-in deletion');
       const accountIds = await db.transaction().execute(async (trx) => {
+        // In the language and brand of the account they were signed in to, read before they leave it.
+        await mail.signInDeleted(person.email, { accountId: principal.accountId }, trx);
         const left = await members.leaveAll(principal, person.id, trx);
         await users.remove([person.id], trx);
         return left;

@@ -85,6 +85,7 @@ export function createNotifications(deps: {
     signUp: (to, data, executor) => sendToPerson(null, to, 'signUp', data, executor),
     emailChange: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChange', { url: data.url, minutes: data.minutes }, executor),
     emailChanged: (to, data, executor) => sendToPerson(data.accountId, to, 'emailChanged', { newEmail: data.newEmail }, executor),
+    signInDeleted: (to, data, executor) => sendToPerson(data.accountId, to, 'signInDeleted', {}, executor),
     accountDeleted: (to, { accountId, ...data }, executor) => sendToPerson(accountId, to, 'accountDeleted', data, executor),
 
     otpCode: (link: LinkRow, email: string, code: string, executor: Executor) =>

@@ -219,6 +219,15 @@ export const CONTENT_BUILDERS: { [K in MailKind]: ContentBuilder<K> } = {
   signUp: (strings, data) => personLink(strings.signUp, data),
   emailChange: (strings, data) => personLink(strings.emailChange, data),
 
+  signInDeleted(strings) {
+    const s = strings.signInDeleted;
+    const data = {};
+    return frame({ ...s, subject: () => s.subject, preheader: () => s.preheader }, data, data, [
+      { kind: 'paragraph', text: s.intro },
+      { kind: 'note', text: s.notYou },
+    ]);
+  },
+
   accountDeleted(strings, raw) {
     const s = strings.accountDeleted;
     const data = { accountName: oneLine(raw.accountName), by: raw.deletedBy === null ? s.operator : oneLine(raw.deletedBy) };

@@ -143,6 +143,13 @@ export const en: MailStrings = {
       `The link works once and is valid for ${plural(d.minutes, 'minute', 'minutes')}. Until you open it, you sign in with your current address.`,
     ignore: 'If you didn’t ask for this, ignore this email: nothing changes without the link.',
   },
+  signInDeleted: {
+    subject: 'Your linkvault sign-in was deleted',
+    preheader: 'You no longer belong to any linkvault account.',
+    heading: 'Your sign-in was deleted',
+    intro: 'The linkvault sign-in of this address was deleted: it belongs to no account any more, and links mailed to it before no longer work.',
+    notYou: 'If you didn’t do this, tell an owner of your accounts right away: they can invite you again.',
+  },
   accountDeleted: {
     subject: (d) => `The linkvault account ${d.accountName} was deleted`,
     preheader: (d) => `${d.by} deleted it, with everything in it.`,

@@ -144,6 +144,14 @@ export const es: MailStrings = {
       `El enlace funciona una sola vez y es válido durante ${plural(d.minutes, 'minuto', 'minutos')}. Hasta que lo abras, inicias sesión con tu dirección actual.`,
     ignore: 'Si no lo has pedido, ignora este correo: nada cambia sin el enlace.',
   },
+  signInDeleted: {
+    subject: 'Se ha eliminado tu acceso a linkvault',
+    preheader: 'Ya no perteneces a ninguna cuenta de linkvault.',
+    heading: 'Se ha eliminado tu acceso',
+    intro:
+      'Se ha eliminado el acceso a linkvault de esta dirección: ya no pertenece a ninguna cuenta, y los enlaces enviados antes a ella ya no funcionan.',
+    notYou: 'Si no lo hiciste tú, avisa cuanto antes a un propietario de tus cuentas: puede volver a invitarte.',
+  },
   accountDeleted: {
     subject: (d) => `Se ha eliminado la cuenta de linkvault ${d.accountName}`,
     preheader: (d) => `${d.by} la eliminó, con todo su contenido.`,

@@ -149,6 +149,13 @@ export const fr: MailStrings = {
       `Le lien ne sert qu’une fois et reste valable ${plural(d.minutes, 'minute', 'minutes')}. Tant que vous ne l’avez pas ouvert, vous vous connectez avec votre adresse actuelle.`,
     ignore: `Si vous n’avez rien demandé, ignorez cet e-mail${NBSP}: rien ne change sans le lien.`,
   },
+  signInDeleted: {
+    subject: 'Votre connexion linkvault a été supprimée',
+    preheader: 'Vous n’êtes plus membre d’aucun compte linkvault.',
+    heading: 'Votre connexion a été supprimée',
+    intro: `La connexion linkvault de cette adresse a été supprimée${NBSP}: elle n’appartient plus à aucun compte, et les liens envoyés auparavant à cette adresse ne fonctionnent plus.`,
+    notYou: `Si vous n’êtes pas à l’origine de cette suppression, prévenez sans attendre un propriétaire de vos comptes${NBSP}: il peut vous inviter à nouveau.`,
+  },
   accountDeleted: {
     subject: (d) => `Le compte linkvault ${d.accountName} a été supprimé`,
     preheader: (d) => `${d.by} l’a supprimé, avec tout son contenu.`,

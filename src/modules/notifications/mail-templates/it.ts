@@ -144,6 +144,14 @@ export const it: MailStrings = {
       `Il link funziona una sola volta ed è valido per ${plural(d.minutes, 'minuto', 'minuti')}. Finché non lo apri, accedi con il tuo indirizzo attuale.`,
     ignore: 'Se non l’hai chiesto tu, ignora questa email: senza il link non cambia nulla.',
   },
+  signInDeleted: {
+    subject: 'Il tuo accesso a linkvault è stato eliminato',
+    preheader: 'Non fai più parte di alcun account linkvault.',
+    heading: 'Il tuo accesso è stato eliminato',
+    intro:
+      'L’accesso a linkvault di questo indirizzo è stato eliminato: non appartiene più ad alcun account e i link inviati prima a questo indirizzo non funzionano più.',
+    notYou: 'Se non sei stato tu, avvisa subito un proprietario dei tuoi account: può invitarti di nuovo.',
+  },
   accountDeleted: {
     subject: (d) => `L’account linkvault ${d.accountName} è stato eliminato`,
     preheader: (d) => `${d.by} l’ha eliminato, con tutto il suo contenuto.`,

@@ -45,6 +45,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
   emailChange: { url: viewerUrl, minutes: 60 },
   emailChanged: { newEmail: 'ada.new@example.org' },
   accountDeleted: { accountName: 'Acme Capital', deletedBy: 'Ada Lovelace', signInDeleted: true },
+  signInDeleted: {},
   viewAlert: { documentName: 'Q3 Board Deck', visitor: 'ana@example.org', addressUnverified: false, viewedAt: '2026-11-24 18:42 UTC', analyticsUrl },
   viewDigest: {
     day: '2026-11-24',
@@ -60,7 +61,7 @@ const samples: { [K in MailKind]: MailData[K] } = {
 /** Messages to the people who work in linkvault: no document, one link each. */
 const PERSON_KINDS = ['invitation', 'magicLink', 'passwordReset', 'signUp', 'emailChange'] as const;
 /** Notices to a person: no document, no link. */
-const NOTICE_KINDS = ['emailChanged', 'accountDeleted'] as const;
+const NOTICE_KINDS = ['emailChanged', 'accountDeleted', 'signInDeleted'] as const;
 /** Messages about several documents: their names are in the body, not the subject. */
 const DIGEST_KINDS = ['viewDigest'] as const;
 /** Messages about a document, which all carry its name. */
@@ -111,6 +112,13 @@ const subjectWords: Record<MailKind, Record<MailLocale, string>> = {
     fr: 'adresse de connexion linkvault a changé',
     pt: 'endereço de acesso ao linkvault foi alterado',
     it: 'indirizzo di accesso a linkvault è cambiato',
+  },
+  signInDeleted: {
+    en: 'Your linkvault sign-in was deleted',
+    es: 'Se ha eliminado tu acceso a linkvault',
+    fr: 'Votre connexion linkvault a été supprimée',
+    pt: 'Seu acesso ao linkvault foi excluído',
+    it: 'Il tuo accesso a linkvault è stato eliminato',
   },
   accountDeleted: {
     en: 'The linkvault account Acme Capital was deleted',
@@ -163,6 +171,13 @@ const bodyWords: Record<MailKind, Record<MailLocale, string>> = {
     fr: 'est passée de cette adresse à ada.new@example.org',
     pt: 'passou deste endereço para ada.new@example.org',
     it: 'è passato da questo indirizzo a ada.new@example.org',
+  },
+  signInDeleted: {
+    en: 'links mailed to it before no longer work',
+    es: 'los enlaces enviados antes a ella ya no funcionan',
+    fr: 'les liens envoyés auparavant à cette adresse ne fonctionnent plus',
+    pt: 'os links enviados a ele antes não funcionam mais',
+    it: 'i link inviati prima a questo indirizzo non funzionano più',
   },
   accountDeleted: {
     en: 'Ada Lovelace deleted the account Acme Capital',

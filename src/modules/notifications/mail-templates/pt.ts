@@ -145,6 +145,14 @@ export const pt: MailStrings = {
       `O link funciona uma única vez e é válido por ${plural(d.minutes, 'minuto', 'minutos')}. Até você abri-lo, o acesso continua com seu endereço atual.`,
     ignore: 'Se você não pediu isso, ignore este e-mail: nada muda sem o link.',
   },
+  signInDeleted: {
+    subject: 'Seu acesso ao linkvault foi excluído',
+    preheader: 'Você não faz mais parte de nenhuma conta do linkvault.',
+    heading: 'Seu acesso foi excluído',
+    intro:
+      'O acesso ao linkvault deste endereço foi excluído: ele não pertence mais a nenhuma conta, e os links enviados a ele antes não funcionam mais.',
+    notYou: 'Se não foi você, avise logo um proprietário das suas contas: ele pode convidar você de novo.',
+  },
   accountDeleted: {
     subject: (d) => `A conta ${d.accountName} do linkvault foi excluída`,
     preheader: (d) => `${d.by} a excluiu, com todo o seu conteúdo.`,

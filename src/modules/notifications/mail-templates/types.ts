@@ -48,6 +48,8 @@ export interface MailData {
   emailChange: { url: string; minutes: number };
   /** To the address a person gave up: the one they sign in with now. */
   emailChanged: { newEmail: string };
+  /** To the address of a sign-in its person deleted. */
+  signInDeleted: Record<string, never>;
   /** To each other person of a deleted account; `deletedBy` is null when the server's operator did it. */
   accountDeleted: { accountName: string; deletedBy: string | null; signInDeleted: boolean };
   /** `viewedAt` is already formatted, e.g. "2026-11-24 18:42 UTC". */
@@ -198,6 +200,14 @@ export interface MailStrings {
     heading: string;
     intro: Phrase<'emailChanged'>;
     /** What to do when the reader did not make the change. */
+    notYou: string;
+  };
+  signInDeleted: {
+    subject: string;
+    preheader: string;
+    heading: string;
+    intro: string;
+    /** What to do when the reader did not do it. */
     notYou: string;
   };
   accountDeleted: {
