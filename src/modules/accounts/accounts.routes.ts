@@ -2,8 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../core/auth.js';
 import { ErrorBody, authErrors } from '../../core/schemas.js';
-import { PASSWORD_MAX } from '../users/users.service.js';
-import { clientOf } from '../auth/auth.routes.js';
+import { clientOf, SelfProofFields } from '../auth/auth.routes.js';
 import type { AccountClosure } from './account-closure.service.js';
 import type { AccountsService } from './accounts.service.js';
 
@@ -64,11 +63,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
         summary: 'Delete the account and everything in it, for good (204)',
         description:
           "Links, rooms, portals, templates, views and their analytics, purchases, members, invitations, keys, webhooks and settings go at once, the stored files right after; every session in the account ends, this one too, and people who belong to no other account lose their sign-in. `accountName` must be the account's name as GET /api/account gives it. Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes).",
-        body: Type.Object({
-          accountName: Type.String({ minLength: 1, maxLength: 254 }),
-          currentPassword: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX })),
-          code: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-        }),
+        body: Type.Object({ accountName: Type.String({ minLength: 1, maxLength: 254 }), ...SelfProofFields }),
         response: { 204: Type.Null(), ...authErrors, 422: ErrorBody },
       },
     },

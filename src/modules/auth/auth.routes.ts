@@ -17,6 +17,8 @@ const AnyPassword = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
 const Token = Type.String({ minLength: 1, maxLength: 200 });
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Code = Type.String({ minLength: 1, maxLength: 40 });
+/** The proof a signed-in person gives before a change of consequence (`proveSelf`): what their sign-in asks. */
+export const SelfProofFields = { currentPassword: Type.Optional(AnyPassword), code: Type.Optional(Code) };
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
 export const MeBody = Type.Object({
@@ -307,7 +309,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
         summary: 'Sign in with another address: e-mail it a link, valid an hour, that makes the change (202)',
         description:
           'Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes). 409 when the address is already theirs or has a sign-in of its own. The address stays as it is until the link is opened; a newer request spends the older link.',
-        body: Type.Object({ email: Email, currentPassword: Type.Optional(AnyPassword), code: Type.Optional(Code) }),
+        body: Type.Object({ email: Email, ...SelfProofFields }),
         response: { 202: Accepted, ...authErrors, 409: ErrorBody, 422: ErrorBody },
       },
     },
@@ -362,7 +364,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesDeps> = async (app,
         summary: "Delete the signed-in person's sign-in, for good (204)",
         description:
           'They leave every account they belong to, as `DELETE /api/me/membership` does in one (each records `member.left`; keys they made are revoked, invitations they made withdrawn), and their sign-in goes with every session and link mailed to them; the links they made stay with their accounts. 422 while they are the last owner of an account (the answer names it: make someone else owner, or delete the account, first). Proved with `currentPassword` when the person has a password, and `code` when their two-factor is on: 422 when one is missing or not right (counted like a failed sign-in: 429 after five in 15 minutes).',
-        body: Type.Object({ currentPassword: Type.Optional(AnyPassword), code: Type.Optional(Code) }),
+        body: Type.Object(SelfProofFields),
         response: { 204: Type.Null(), ...authErrors, 422: ErrorBody },
       },
     },
