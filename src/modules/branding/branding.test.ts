@@ -200,6 +200,9 @@ test('logo: re-encoded PNG, served at logo_url, replaceable and removable; SVG a
   const refused = await http.post('/api/branding', logoForm(svg, 'logo.png'));
   assert.equal(refused.status, 422);
   assert.match(refused.body.error, /SVG/);
+  const empty = await http.post('/api/branding', logoForm(Buffer.alloc(0), 'empty.png'));
+  assert.equal(empty.status, 422, JSON.stringify(empty.body));
+  assert.equal(empty.body.error, 'The logo is an empty file: choose a PNG, JPEG or WebP image');
   const tooBig = await http.post('/api/branding', logoForm(Buffer.alloc(2 * 1024 * 1024 + 10, 1), 'big.png'));
   assert.equal(tooBig.status, 413);
 

@@ -18,6 +18,8 @@ const reencoding = createConcurrencyLimit(2);
  */
 export async function reencodeImage(upload: Buffer, what: string, maxSide: number): Promise<Buffer> {
   if (upload.length > MAX_IMAGE_UPLOAD_BYTES) throw payloadTooLarge(`The ${what} must be at most 2 MB`);
+  // sharp throws at once, not in its promise, when given no bytes.
+  if (upload.length === 0) throw unprocessable(`The ${what} is an empty file: choose a PNG, JPEG or WebP image`);
   // sharp (libvips, tens of MB) loads with the first image rather than with every process.
   const { default: sharp } = await import('sharp');
   const metadata = await sharp(upload)
