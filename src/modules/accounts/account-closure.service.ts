@@ -35,13 +35,15 @@ export interface ClosureNotifier {
 interface AccountFiles {
   accountId: number;
   linkIds: string[];
+  /** The account's logos too: the last job, written with the account row's deletion. */
+  logos?: boolean;
 }
 
 /**
  * An owner deletes the account and everything in it: links, rooms, portals, views, purchases,
  * members, keys, settings (the database's foreign keys cascade from the account row). Its files
- * go after each commit, by durable jobs written in the same transaction (each also deletes the
- * logos, harmless twice); the orphan sweep is the backstop, as for a deleted link. People whose
+ * go after each commit, by durable jobs written in the same transaction (the last also deletes
+ * the logos); the orphan sweep is the backstop, as for a deleted link. People whose
  * only account it was lose their sign-in too: nothing of theirs stays. The server's audit log
  * keeps the entry of the deletion.
  */
@@ -61,9 +63,9 @@ export function createAccountClosure(deps: {
   const { db, auth, members, users, sessions, apiKeys, links, branding, audit, jobs, mail } = deps;
 
   const job: JobKind<AccountFiles> = {
-    async run({ accountId, linkIds }) {
+    async run({ accountId, linkIds, logos }) {
       await links.purgeFiles(linkIds);
-      await branding.purgeFiles(accountId);
+      if (logos) await branding.purgeFiles(accountId);
     },
     // A store that is down for a while: the last try is some two hours on; the orphan sweep after that.
     maxAttempts: 8,
@@ -103,7 +105,7 @@ export function createAccountClosure(deps: {
       const account = await current(trx);
       const last = await links.deleteSomeOf(accountId, Number.MAX_SAFE_INTEGER, trx);
       files += last.fileIds.length;
-      await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: last.fileIds }, { executor: trx });
+      await jobs.enqueue(ACCOUNT_FILES_JOB, { accountId, linkIds: last.fileIds, logos: true }, { executor: trx });
       const people = await members.peopleOf(accountId, trx);
       const accountName = account.name ?? account.email;
       for (const person of people) {

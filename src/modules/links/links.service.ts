@@ -407,6 +407,15 @@ export function createLinksService(deps: {
       : await repo.findLinkById(db, name);
     return link && (hostAccountId === undefined || link.account_id === hostAccountId) ? link : undefined;
   }
+
+  /** Deletes the stored files and renditions of links whose rows are gone. */
+  async function purgeFiles(linkIds: readonly string[]): Promise<void> {
+    for (const id of linkIds) {
+      await blobs.deletePrefix(blobPrefixOf(id));
+      await documents.discard(id);
+    }
+  }
+
   return {
     viewerUrlFor,
     newLinkId: () => randomBase62(22),
@@ -556,20 +565,13 @@ export function createLinksService(deps: {
         await audit.record(source, { action: 'link.deleted', target: { type: 'link', id }, details: deleted }, trx);
       });
       // The row is gone first: no visitor can reach a half-deleted link. Rooms own no blob.
-      await blobs.deletePrefix(blobPrefixOf(id));
-      await documents.discard(id);
+      await purgeFiles([id]);
     },
 
     /** Some of the links of an account being deleted (its `link_counts` go with it); `fileIds` for `purgeFiles` after the commit. */
     deleteSomeOf: (accountId: number, limit: number, trx: Executor) => repo.deleteLinksOfAccount(trx, accountId, limit),
 
-    /** Deletes the stored files and renditions of links whose rows are gone. */
-    async purgeFiles(linkIds: readonly string[]): Promise<void> {
-      for (const id of linkIds) {
-        await blobs.deletePrefix(blobPrefixOf(id));
-        await documents.discard(id);
-      }
-    },
+    purgeFiles,
 
     setActive: (source: ChangeSource, id: string, isActive: boolean) =>
       changeSettings(source, id, { is_active: Number(isActive) }, changedFields({ isActive })),
